@@ -1,0 +1,39 @@
+# The two commands of the study:
+#   make study   set up .venv and run the whole study, ending with reports/report.html
+#   make test    set up .venv and run every check (format, lint, unit, statistical, workflow tests)
+
+PYTHON ?= python3
+VENV ?= .venv
+CORES ?= all
+CONFIG ?= config/config.yaml
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.bnstudy-installed
+
+.PHONY: study test lint pytest report clean-results
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $@
+
+study: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG)
+	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report reports/report.html
+
+report: $(STAMP)
+	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report reports/report.html
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests workflow benchmarks
+	$(BIN)/ruff format --check src tests workflow benchmarks
+	$(BIN)/snakefmt --check Snakefile workflow/rules
+	$(BIN)/snakemake --lint --configfile $(CONFIG)
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest
+
+test: lint pytest
+
+clean-results:
+	rm -rf results reports logs benchmarks/results .snakemake

@@ -1,0 +1,38 @@
+# bnstudy: a reproducible study of four papers on learning graphical models.
+#
+#   snakemake --cores all                               # the laptop-scale study (config/config.yaml)
+#   snakemake --cores all --configfile config/paper.yaml  # the papers' scale
+#   snakemake --cores all tan                           # one paper: tan, em, mrf or lsbn
+#   snakemake --report reports/report.html              # the HTML report of everything above
+#
+# This file is a table of contents; the rules live in workflow/rules/.
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/networks.smk"
+include: "workflow/rules/tan.smk"
+include: "workflow/rules/em.smk"
+include: "workflow/rules/mrf.smk"
+include: "workflow/rules/lsbn.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        foundation_tables(),
+        rules.tan.input,
+        rules.em.input,
+        rules.mrf.input,
+        rules.lsbn.input,
+    default_target: True

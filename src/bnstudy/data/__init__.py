@@ -1,0 +1,61 @@
+"""Data layer: registry of raw files and datasets, verified fetch, and raw-file readers."""
+
+from bnstudy.data.fetch import (
+    MIRROR_ENV,
+    ChecksumError,
+    DataUnavailableError,
+    fetch_raw_file,
+    payload_sha256,
+    resolve_mirror,
+    verify_file,
+)
+from bnstudy.data.readers import (
+    ClassificationSplit,
+    SenateVotes,
+    contested,
+    read_bnc,
+    read_bnc_mi,
+    read_letter,
+    read_mnist,
+    read_satimage,
+    read_senate,
+    read_usps,
+)
+from bnstudy.data.registry import (
+    DATASETS,
+    NETWORKS,
+    RAW_FILES,
+    Dataset,
+    RawFile,
+    dataset,
+    network_file,
+    raw_file,
+)
+
+__all__ = [
+    "DATASETS",
+    "MIRROR_ENV",
+    "NETWORKS",
+    "RAW_FILES",
+    "ChecksumError",
+    "ClassificationSplit",
+    "DataUnavailableError",
+    "Dataset",
+    "RawFile",
+    "SenateVotes",
+    "contested",
+    "dataset",
+    "fetch_raw_file",
+    "network_file",
+    "payload_sha256",
+    "raw_file",
+    "read_bnc",
+    "read_bnc_mi",
+    "read_letter",
+    "read_mnist",
+    "read_satimage",
+    "read_senate",
+    "read_usps",
+    "resolve_mirror",
+    "verify_file",
+]

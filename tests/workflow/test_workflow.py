@@ -1,0 +1,102 @@
+"""Workflow tests: lint, a dry run of every target under every config, and a full smoke run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.workflow
+
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+TARGETS = ["all", "tan", "em", "mrf", "lsbn"]
+CONFIGS = ["config/config.yaml", "config/paper.yaml", "config/smoke.yaml"]
+
+
+def _run(args, cwd, mirror, timeout=900):
+    env = {**os.environ, "BNSTUDY_DATA_MIRROR": str(mirror), "CI": "true"}
+    return subprocess.run(
+        [SNAKEMAKE, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_lint_is_clean(repo_root, mirror):
+    result = _run(["--lint", "--configfile", "config/config.yaml"], repo_root, mirror)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Lints for" not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("target", TARGETS)
+def test_dry_run(repo_root, mirror, config, target):
+    result = _run(["-n", "--quiet", "rules", "--configfile", config, target], repo_root, mirror)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_bad_config_key_fails_naming_it(repo_root, mirror, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text((repo_root / "config" / "smoke.yaml").read_text() + "n_replicate: 3\n")
+    result = _run(["-n", "--configfile", str(bad)], repo_root, mirror)
+    assert result.returncode != 0
+    assert "n_replicate" in result.stdout + result.stderr
+
+
+@pytest.fixture(scope="module")
+def smoke_run(repo_root, mirror, tmp_path_factory):
+    """The whole DAG on config/smoke.yaml in a fresh directory, then the HTML report."""
+    workdir = tmp_path_factory.mktemp("smoke")
+    for item in ("Snakefile", "workflow", "config"):
+        src = repo_root / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, workdir / item)
+    args = ["--cores", "2", "--configfile", "config/smoke.yaml"]
+    run = _run(args, workdir, mirror)
+    assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-5000:]
+    report = _run([*args, "--report", "reports/report.html"], workdir, mirror)
+    assert report.returncode == 0, report.stdout[-5000:] + report.stderr[-5000:]
+    return workdir
+
+
+@pytest.mark.slow
+def test_smoke_run_writes_report(smoke_run):
+    html = smoke_run / "reports" / "report.html"
+    assert html.stat().st_size > 10_000
+    assert "datasets.csv" in html.read_text(errors="replace")
+
+
+@pytest.mark.slow
+def test_smoke_dataset_table_is_sane(smoke_run):
+    frame = pd.read_csv(smoke_run / "reports" / "data" / "tables" / "datasets.csv")
+    assert (smoke_run / "reports" / "data" / "tables" / "datasets.md").read_text().startswith("## ")
+    rows = frame.set_index("dataset")
+    assert set(rows.index) == {"letter", "bnc_letter", "senate"}
+    assert rows["checksums_verified"].all()
+    assert rows.loc["letter", ["train", "test", "features", "classes"]].tolist() == [16000, 4000, 16, 26]
+    assert rows.loc["bnc_letter", ["train", "test"]].tolist() == [13342, 6658]
+    assert rows.loc["senate", ["train", "test", "features"]].tolist() == [292, 222, 99]
+    assert 0.0 <= rows.loc["letter", "authors_states_agree"] <= 1.0
+    assert (rows["states_min"] >= 1).all() and (rows["states_max"] <= 64).all()
+
+
+@pytest.mark.slow
+def test_smoke_network_table_is_sane(smoke_run):
+    frame = pd.read_csv(smoke_run / "reports" / "networks" / "tables" / "networks.csv")
+    rows = frame.set_index("network")
+    assert set(rows.index) == {"alarm", "insurance", "adapt"}
+    assert rows.loc["alarm", "nodes"] == rows.loc["alarm", "nodes_paper"] == 37
+    assert rows.loc["adapt", ["nodes", "arcs", "cpt_parameters"]].tolist() == [493, 599, 10913]
+    assert rows.loc["adapt", "cpt_parameters_paper"] == 10973
+
+
+@pytest.mark.slow
+def test_smoke_samples_are_seeded_and_distinct(smoke_run):
+    import numpy as np
+
+    root = smoke_run / "results" / "samples" / "alarm" / "n=500"
+    rep0, rep1 = (np.load(root / f"rep={r}.npz")["samples"] for r in (0, 1))
+    assert rep0.shape == rep1.shape == (500, 37)
+    assert not np.array_equal(rep0, rep1)

@@ -1,0 +1,98 @@
+# Shared by every rule file: config validation, wildcard constraints, config accessors, seeds.
+# Validation runs first, before any other code reads the config.
+
+import os
+import re
+from pathlib import Path
+
+from snakemake.utils import validate
+
+from bnstudy.data.registry import DATASETS, NETWORKS, RAW_FILES
+from bnstudy.utils import derive_seed
+
+
+validate(config, schema="../schemas/config.schema.yaml")
+
+# pgmpy's HillClimbSearch depends on Python's hash seed: fix it for every job this workflow starts.
+os.environ.setdefault("PYTHONHASHSEED", str(config["seed"]))
+
+CLASSIFICATION_KINDS = ("classification", "discretized_classification")
+
+
+def _alternatives(names):
+    """A regex matching exactly one of ``names``."""
+    return "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+
+
+wildcard_constraints:
+    rawpath=_alternatives(RAW_FILES),
+    dataset=_alternatives(
+        name for name, ds in DATASETS.items() if ds.kind in CLASSIFICATION_KINDS + ("votes",)
+    ),
+    network=_alternatives(NETWORKS),
+    n=r"[1-9][0-9]*",
+    rep=r"[0-9]+",
+
+
+def seed_for(*keys):
+    """Seed of one job: the config seed combined with the job's wildcard values."""
+    return derive_seed(config["seed"], *keys)
+
+
+def data_mirror():
+    """The offline mirror: config ``data.mirror``, else ``$BNSTUDY_DATA_MIRROR``, else None."""
+    mirror = config["data"].get("mirror") or os.environ.get("BNSTUDY_DATA_MIRROR")
+    return str(Path(mirror).resolve()) if mirror else None
+
+
+def raw_path(relpath):
+    """Where the verified copy of one raw file of the registry lives."""
+    return f"resources/raw/{relpath}"
+
+
+def raw_inputs(name):
+    """The verified raw files of a dataset or network, in the registry's order."""
+    return [raw_path(path) for path in DATASETS[name].files]
+
+
+def network_input(wildcards):
+    return raw_inputs(wildcards.network)[0]
+
+
+def prepared_dataset(name):
+    return f"resources/datasets/{name}.npz"
+
+
+def network_samples(network, n, rep):
+    return f"results/samples/{network}/n={n}/rep={rep}.npz"
+
+
+def configured_datasets():
+    """Every prepared dataset some configured part of the study reads, in a stable order."""
+    names = list(config["datasets"])
+    for paper in ("tan", "mrf"):
+        names += [d for d in config[paper]["datasets"] if d not in names]
+    return names
+
+
+def configured_networks():
+    """Every benchmark network some configured part of the study reads, in a stable order."""
+    names = list(config["networks"])
+    for paper in ("em", "lsbn"):
+        names += [n for n in config[paper]["networks"] if n not in names]
+    return names
+
+
+def table(paper, name):
+    """A report table written twice from one dataframe: CSV for machines, Markdown for people."""
+    return {
+        "csv": f"reports/{paper}/tables/{name}.csv",
+        "md": f"reports/{paper}/tables/{name}.md",
+    }
+
+
+def foundation_tables():
+    return [
+        *table("data", "datasets").values(),
+        *table("networks", "networks").values(),
+    ]

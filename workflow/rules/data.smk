@@ -1,0 +1,50 @@
+# Raw data in, verified and prepared datasets out.
+#
+# resources/raw/<path>            one verified raw file of the registry (mirror, pgmpy's bundled copy,
+#                                 or the canonical URL; the payload's sha256 is checked before it lands)
+# resources/datasets/<name>.npz   a prepared dataset: discretized folds, or the senate vote matrices
+
+
+# Fetch one raw file and verify its checksum; nothing is written unless it verifies.
+rule fetch_raw_file:
+    output:
+        "resources/raw/{rawpath}",
+    log:
+        "logs/fetch_raw_file/{rawpath}.log",
+    benchmark:
+        "benchmarks/results/fetch_raw_file/{rawpath}.tsv"
+    params:
+        mirror=data_mirror(),
+        download=config["data"]["download"],
+    threads: 1
+    resources:
+        mem_mb=500,
+    conda:
+        "../../envs/bnstudy.yaml"
+    message:
+        "Fetching and verifying {wildcards.rawpath}"
+    script:
+        "../scripts/fetch_raw_file.py"
+
+
+# Parse, discretize (MDL fit on each training split) and cache one dataset.
+rule prepare_dataset:
+    input:
+        lambda wildcards: raw_inputs(wildcards.dataset),
+    output:
+        prepared_dataset("{dataset}"),
+    log:
+        "logs/prepare_dataset/{dataset}.log",
+    benchmark:
+        "benchmarks/results/prepare_dataset/{dataset}.tsv"
+    params:
+        senate=config["data"]["senate"],
+    threads: 1
+    resources:
+        mem_mb=4000,
+    conda:
+        "../../envs/bnstudy.yaml"
+    message:
+        "Preparing dataset {wildcards.dataset}"
+    script:
+        "../scripts/prepare_dataset.py"

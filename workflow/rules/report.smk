@@ -1,0 +1,66 @@
+# Tables of the report. Each table is written twice from one dataframe (CSV + Markdown);
+# `snakemake --report reports/report.html` collects every output wrapped in report(...).
+
+
+# Every prepared dataset: sizes, features, classes, states per feature, checksums re-verified.
+rule summarize_datasets:
+    input:
+        datasets=[prepared_dataset(name) for name in configured_datasets()],
+        raw=lambda wildcards: sorted(
+            {path for name in configured_datasets() for path in raw_inputs(name)}
+        ),
+    output:
+        csv=report(
+            table("data", "datasets")["csv"],
+            caption="../report/datasets.rst",
+            category="Foundation",
+            subcategory="Datasets",
+            labels={"table": "prepared datasets", "format": "CSV"},
+        ),
+        md=table("data", "datasets")["md"],
+    log:
+        "logs/summarize_datasets.log",
+    benchmark:
+        "benchmarks/results/summarize_datasets.tsv"
+    params:
+        names=configured_datasets(),
+    threads: 1
+    resources:
+        mem_mb=2000,
+    conda:
+        "../../envs/bnstudy.yaml"
+    message:
+        "Summarizing the prepared datasets"
+    script:
+        "../scripts/summarize_datasets.py"
+
+
+# Every benchmark network: nodes, arcs, CPT parameters, in-degree, Markov blankets, beside the papers.
+rule summarize_networks:
+    input:
+        networks=[raw_inputs(name)[0] for name in configured_networks()],
+        published="workflow/published/networks.tsv",
+    output:
+        csv=report(
+            table("networks", "networks")["csv"],
+            caption="../report/networks.rst",
+            category="Foundation",
+            subcategory="Benchmark networks",
+            labels={"table": "benchmark networks", "format": "CSV"},
+        ),
+        md=table("networks", "networks")["md"],
+    log:
+        "logs/summarize_networks.log",
+    benchmark:
+        "benchmarks/results/summarize_networks.tsv"
+    params:
+        names=configured_networks(),
+    threads: 1
+    resources:
+        mem_mb=2000,
+    conda:
+        "../../envs/bnstudy.yaml"
+    message:
+        "Summarizing the benchmark networks"
+    script:
+        "../scripts/summarize_networks.py"
