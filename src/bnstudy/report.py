@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+
 import numpy as np
 import pandas as pd
 
