@@ -29,10 +29,10 @@ include: "workflow/rules/report.smk"
 
 
 rule all:
+    default_target: True
     input:
         foundation_tables(),
         rules.tan.input,
         rules.em.input,
         rules.mrf.input,
         rules.lsbn.input,
-    default_target: True

@@ -75,7 +75,12 @@ def test_smoke_dataset_table_is_sane(smoke_run):
     rows = frame.set_index("dataset")
     assert set(rows.index) == {"letter", "bnc_letter", "senate"}
     assert rows["checksums_verified"].all()
-    assert rows.loc["letter", ["train", "test", "features", "classes"]].tolist() == [16000, 4000, 16, 26]
+    assert rows.loc["letter", ["train", "test", "features", "classes"]].tolist() == [
+        16000,
+        4000,
+        16,
+        26,
+    ]
     assert rows.loc["bnc_letter", ["train", "test"]].tolist() == [13342, 6658]
     assert rows.loc["senate", ["train", "test", "features"]].tolist() == [292, 222, 99]
     assert 0.0 <= rows.loc["letter", "authors_states_agree"] <= 1.0

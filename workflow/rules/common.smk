@@ -1,4 +1,4 @@
-# Shared by every rule file: config validation, wildcard constraints, config accessors, seeds.
+# Shared by all the rules below: config validation, wildcard constraints, config accessors, seeds.
 # Validation runs first, before any other code reads the config.
 
 import os
@@ -9,7 +9,6 @@ from snakemake.utils import validate
 
 from bnstudy.data.registry import DATASETS, NETWORKS, RAW_FILES
 from bnstudy.utils import derive_seed
-
 
 validate(config, schema="../schemas/config.schema.yaml")
 
@@ -24,10 +23,13 @@ def _alternatives(names):
     return "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
 
 
+# Every wildcard is pinned to what it may be.
 wildcard_constraints:
     rawpath=_alternatives(RAW_FILES),
     dataset=_alternatives(
-        name for name, ds in DATASETS.items() if ds.kind in CLASSIFICATION_KINDS + ("votes",)
+        name
+        for name, ds in DATASETS.items()
+        if ds.kind in CLASSIFICATION_KINDS + ("votes",)
     ),
     network=_alternatives(NETWORKS),
     n=r"[1-9][0-9]*",

@@ -13,14 +13,14 @@ rule fetch_raw_file:
         "logs/fetch_raw_file/{rawpath}.log",
     benchmark:
         "benchmarks/results/fetch_raw_file/{rawpath}.tsv"
-    params:
-        mirror=data_mirror(),
-        download=config["data"]["download"],
+    conda:
+        "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=500,
-    conda:
-        "../../envs/bnstudy.yaml"
+    params:
+        mirror=data_mirror(),
+        download=config["data"]["download"],
     message:
         "Fetching and verifying {wildcards.rawpath}"
     script:
@@ -37,13 +37,13 @@ rule prepare_dataset:
         "logs/prepare_dataset/{dataset}.log",
     benchmark:
         "benchmarks/results/prepare_dataset/{dataset}.tsv"
-    params:
-        senate=config["data"]["senate"],
+    conda:
+        "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=4000,
-    conda:
-        "../../envs/bnstudy.yaml"
+    params:
+        senate=config["data"]["senate"],
     message:
         "Preparing dataset {wildcards.dataset}"
     script:

@@ -14,13 +14,15 @@ rule sample_network:
         "logs/sample_network/{network}/n={n}/rep={rep}.log",
     benchmark:
         "benchmarks/results/sample_network/{network}/n={n}/rep={rep}.tsv"
-    params:
-        seed=lambda wildcards: seed_for("sample_network", wildcards.network, wildcards.n, wildcards.rep),
+    conda:
+        "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=2000,
-    conda:
-        "../../envs/bnstudy.yaml"
+    params:
+        seed=lambda wildcards: seed_for(
+            "sample_network", wildcards.network, wildcards.n, wildcards.rep
+        ),
     message:
         "Sampling {wildcards.n} rows from {wildcards.network} (rep {wildcards.rep})"
     script:

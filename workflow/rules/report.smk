@@ -22,13 +22,13 @@ rule summarize_datasets:
         "logs/summarize_datasets.log",
     benchmark:
         "benchmarks/results/summarize_datasets.tsv"
-    params:
-        names=configured_datasets(),
+    conda:
+        "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=2000,
-    conda:
-        "../../envs/bnstudy.yaml"
+    params:
+        names=configured_datasets(),
     message:
         "Summarizing the prepared datasets"
     script:
@@ -53,13 +53,13 @@ rule summarize_networks:
         "logs/summarize_networks.log",
     benchmark:
         "benchmarks/results/summarize_networks.tsv"
-    params:
-        names=configured_networks(),
+    conda:
+        "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=2000,
-    conda:
-        "../../envs/bnstudy.yaml"
+    params:
+        names=configured_networks(),
     message:
         "Summarizing the benchmark networks"
     script:

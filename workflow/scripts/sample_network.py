@@ -8,8 +8,8 @@ import logging
 
 import numpy as np
 
-from bnstudy.networks import forward_sample, load_network
 from bnstudy.logs import configure_logging
+from bnstudy.networks import forward_sample, load_network
 from bnstudy.utils import provenance, save_npz
 
 logger = logging.getLogger(__name__)

@@ -16,7 +16,10 @@ logger = logging.getLogger(__name__)
 
 def main(names: list[str], paths: list[str], published: str, csv: str, md: str) -> None:
     ours = pd.DataFrame(
-        [{**load_network(path).summary(), "network": name} for name, path in zip(names, paths, strict=True)]
+        [
+            {**load_network(path).summary(), "network": name}
+            for name, path in zip(names, paths, strict=True)
+        ]
     )
     frame = compare_with_published(ours, pd.read_csv(published, sep="\t"), key="network")
     write_table(frame, csv, md, title="Benchmark networks")
