@@ -44,6 +44,7 @@ rule prepare_dataset:
         mem_mb=4000,
     params:
         senate=config["data"]["senate"],
+        mdl=config["data"]["discretization"],
     message:
         "Preparing dataset {wildcards.dataset}"
     script:

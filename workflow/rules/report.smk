@@ -29,6 +29,7 @@ rule summarize_datasets:
         mem_mb=2000,
     params:
         names=configured_datasets(),
+        raw_root=raw_path(""),
     message:
         "Summarizing the prepared datasets"
     script:

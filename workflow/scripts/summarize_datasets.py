@@ -12,8 +12,8 @@ from bnstudy.report import write_table
 logger = logging.getLogger(__name__)
 
 
-def main(names: list[str], prepared: list[str], raw: list[str], csv: str, md: str) -> None:
-    frame = summarize_datasets(dict(zip(names, prepared, strict=True)), raw)
+def main(names: list[str], prepared: list[str], raw_root: str, csv: str, md: str) -> None:
+    frame = summarize_datasets(dict(zip(names, prepared, strict=True)), raw_root)
     write_table(frame, csv, md, title="Prepared datasets")
     logger.info("summarized %d datasets", len(frame))
 
@@ -23,7 +23,7 @@ if __name__ == "__main__":
     main(
         snakemake.params.names,
         list(snakemake.input.datasets),
-        list(snakemake.input.raw),
+        snakemake.params.raw_root,
         snakemake.output.csv,
         snakemake.output.md,
     )
