@@ -17,6 +17,9 @@ os.environ.setdefault("PYTHONHASHSEED", str(config["seed"]))
 
 CLASSIFICATION_KINDS = ("classification", "discretized_classification")
 
+# Networks the workflow builds from a raw one (Reed & Mengshoel's mini-ADAPT, from ADAPT).
+DERIVED_NETWORKS = {"mini_adapt": "resources/networks/mini_adapt.net"}
+
 
 def _alternatives(names):
     """A regex matching exactly one of ``names``."""
@@ -31,7 +34,10 @@ wildcard_constraints:
         for name, ds in DATASETS.items()
         if ds.kind in CLASSIFICATION_KINDS + ("votes",)
     ),
-    network=_alternatives(NETWORKS),
+    network=_alternatives([*NETWORKS, *DERIVED_NETWORKS]),
+    observables=r"O_C|O_P|O_T",
+    sharing=r"none|SB",
+    h=r"[1-9][0-9]*",
     n=r"[1-9][0-9]*",
     rep=r"[0-9]+",
 
@@ -57,8 +63,15 @@ def raw_inputs(name):
     return [raw_path(path) for path in DATASETS[name].files]
 
 
+def network_file(name):
+    """The file a benchmark network is read from (mini-ADAPT is built by the workflow)."""
+    if name in DERIVED_NETWORKS:
+        return DERIVED_NETWORKS[name]
+    return raw_inputs(name)[0]
+
+
 def network_input(wildcards):
-    return raw_inputs(wildcards.network)[0]
+    return network_file(wildcards.network)
 
 
 def prepared_dataset(name):
@@ -98,3 +111,40 @@ def foundation_tables():
         *table("data", "datasets").values(),
         *table("networks", "networks").values(),
     ]
+
+
+# Paper em ------------------------------------------------------------------------------
+
+
+def em_settings():
+    """The EM hyperparameters every experiment of this paper uses."""
+    return {
+        k: config["em"][k]
+        for k in ("tol", "min_iter", "max_iter", "pseudo_count", "error_metric")
+    }
+
+
+def em_sharing_runs():
+    cfg = config["em"]["sharing"]
+    return expand(
+        "results/em/sharing/{network}/n={n}/trials.csv",
+        network=cfg["networks"],
+        n=cfg["sample_sizes"],
+    )
+
+
+def em_endpoint_runs():
+    cfg = config["em"]["endpoints"]
+    return [
+        f"results/em/endpoints/{cfg['network']}/hidden={cfg['hidden']}/n={cfg['n_samples']}/{name}"
+        for name in ("trials.csv", "traces.npz")
+    ]
+
+
+def em_mini_adapt_runs(name="trials.csv"):
+    return expand(
+        "results/em/mini_adapt/{observables}/sharing={sharing}/{name}",
+        observables=["O_C", "O_P", "O_T"],
+        sharing=["none", "SB"],
+        name=name,
+    )

@@ -1,8 +1,257 @@
 # Paper `em`: Reed & Mengshoel (2014), EM with parameter sharing.
-# For now the target verifies the paper's networks and their summary table; the experiments follow.
+#
+# results/em/sharing/<network>/n=<n>/            Table 3, Fig. 2 and 5: gradual sharing of the hidden set
+# results/em/endpoints/<network>/hidden=<h>/n=<n>/ Fig. 6: h hidden nodes, no sharing vs all shared
+# results/em/mini_adapt/<observables>/sharing=<s>/ Table 4, Fig. 3 and 4
+
+
+# mini-ADAPT: three breaker fragments of ADAPT, the outside parent summed out.
+rule build_mini_adapt:
+    input:
+        adapt=raw_inputs("adapt")[0],
+    output:
+        network="resources/networks/mini_adapt.net",
+    log:
+        "logs/build_mini_adapt.log",
+    benchmark:
+        "benchmarks/results/build_mini_adapt.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    message:
+        "Building mini-ADAPT from ADAPT"
+    script:
+        "../scripts/build_mini_adapt.py"
+
+
+# Batches of random EM trials at every level of gradual sharing (Sec. 5.2).
+rule run_em_sharing:
+    input:
+        network=network_input,
+        samples=network_samples("{network}", "{n}", 0),
+    output:
+        trials="results/em/sharing/{network}/n={n}/trials.csv",
+        traces="results/em/sharing/{network}/n={n}/traces.npz",
+    log:
+        "logs/run_em_sharing/{network}/n={n}.log",
+    benchmark:
+        "benchmarks/results/run_em_sharing/{network}/n={n}.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        seed=lambda wildcards: seed_for(
+            "run_em_sharing", wildcards.network, wildcards.n
+        ),
+        hidden=lambda wildcards: {
+            "group": config["em"]["sharing"]["hidden_group"][wildcards.network]
+        },
+        schedule=lambda wildcards: {
+            "first": config["em"]["sharing"]["first"][wildcards.network],
+            "step": config["em"]["sharing"]["step"][wildcards.network],
+        },
+        em=em_settings(),
+        trials=config["em"]["sharing"]["trials"],
+    message:
+        "EM with gradual sharing on {wildcards.network}, {wildcards.n} samples"
+    script:
+        "../scripts/run_em_sharing.py"
+
+
+# No sharing vs sharing every hidden node, for a random hidden subset of a given size (Fig. 6).
+rule run_em_endpoints:
+    input:
+        network=network_input,
+        samples=network_samples("{network}", "{n}", 0),
+    output:
+        trials="results/em/endpoints/{network}/hidden={h}/n={n}/trials.csv",
+        traces="results/em/endpoints/{network}/hidden={h}/n={n}/traces.npz",
+    log:
+        "logs/run_em_endpoints/{network}/hidden={h}/n={n}.log",
+    benchmark:
+        "benchmarks/results/run_em_endpoints/{network}/hidden={h}/n={n}.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        seed=lambda wildcards: seed_for(
+            "run_em_endpoints", wildcards.network, wildcards.h, wildcards.n
+        ),
+        hidden=lambda wildcards: {
+            "group": config["em"]["sharing"]["hidden_group"][wildcards.network],
+            "count": int(wildcards.h),
+        },
+        schedule={},
+        em=em_settings(),
+        trials=config["em"]["endpoints"]["trials"],
+    message:
+        "EM, {wildcards.h} hidden nodes of {wildcards.network}, no sharing vs all shared"
+    script:
+        "../scripts/run_em_sharing.py"
+
+
+# mini-ADAPT: one observable set (O_C, O_P, O_T), SB shared or not (Sec. 5.3.1, Table 4).
+rule run_em_mini_adapt:
+    input:
+        network="resources/networks/mini_adapt.net",
+        samples=network_samples(
+            "mini_adapt", config["em"]["mini_adapt"]["n_samples"], 0
+        ),
+    output:
+        trials="results/em/mini_adapt/{observables}/sharing={sharing}/trials.csv",
+        traces="results/em/mini_adapt/{observables}/sharing={sharing}/traces.npz",
+    log:
+        "logs/run_em_mini_adapt/{observables}/sharing={sharing}.log",
+    benchmark:
+        "benchmarks/results/run_em_mini_adapt/{observables}/sharing={sharing}.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        seed=lambda wildcards: seed_for(
+            "run_em_mini_adapt", wildcards.observables, wildcards.sharing
+        ),
+        em=em_settings(),
+        trials=config["em"]["mini_adapt"]["trials"],
+    message:
+        "EM on mini-ADAPT, {wildcards.observables}, sharing {wildcards.sharing}"
+    script:
+        "../scripts/run_em_mini_adapt.py"
+
+
+# Table 3: Pearson r between the number of shared nodes and each metric's mean and std.
+rule make_table_em_sharing:
+    input:
+        trials=em_sharing_runs(),
+        published="workflow/published/em_table3.tsv",
+    output:
+        summary="reports/em/tables/sharing_levels.csv",
+        csv=report(
+            table("em", "table3_sharing_correlations")["csv"],
+            caption="../report/em_table3.rst",
+            category="em: EM with parameter sharing",
+            labels={"table": "Table 3"},
+        ),
+        md=table("em", "table3_sharing_correlations")["md"],
+    log:
+        "logs/make_table_em_sharing.log",
+    benchmark:
+        "benchmarks/results/make_table_em_sharing.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    message:
+        "Table 3 of the EM paper"
+    script:
+        "../scripts/make_table_em_sharing.py"
+
+
+# Table 4 (mini-ADAPT), and which error metric reproduces the paper's complete-data error.
+rule make_table_em_mini_adapt:
+    input:
+        trials=em_mini_adapt_runs(),
+        published="workflow/published/em_table4.tsv",
+    output:
+        csv=report(
+            table("em", "table4_mini_adapt")["csv"],
+            caption="../report/em_table4.rst",
+            category="em: EM with parameter sharing",
+            labels={"table": "Table 4"},
+        ),
+        md=table("em", "table4_mini_adapt")["md"],
+        metrics_csv=report(
+            table("em", "error_metrics")["csv"],
+            caption="../report/em_error_metrics.rst",
+            category="em: EM with parameter sharing",
+            labels={"table": "error metric"},
+        ),
+        metrics_md=table("em", "error_metrics")["md"],
+    log:
+        "logs/make_table_em_mini_adapt.log",
+    benchmark:
+        "benchmarks/results/make_table_em_mini_adapt.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    message:
+        "Table 4 of the EM paper"
+    script:
+        "../scripts/make_table_em_mini_adapt.py"
+
+
+# Figures 2-6: metric trends under sharing, log-likelihood/error paths, error histograms.
+rule plot_em_figures:
+    input:
+        sharing="reports/em/tables/sharing_levels.csv",
+        paths_trials=f"results/em/sharing/{config['em']['figures']['network']}/n={config['em']['figures']['n_samples']}/trials.csv",
+        paths_traces=f"results/em/sharing/{config['em']['figures']['network']}/n={config['em']['figures']['n_samples']}/traces.npz",
+        endpoints=em_endpoint_runs(),
+        mini_trials=em_mini_adapt_runs("trials.csv"),
+        mini_traces=em_mini_adapt_runs("traces.npz"),
+    output:
+        fig2=report(
+            "reports/em/figures/fig2_sharing_trends.png",
+            caption="../report/em_fig2.rst",
+            category="em: EM with parameter sharing",
+            labels={"figure": "Figure 2"},
+        ),
+        fig3=report(
+            "reports/em/figures/fig3_mini_adapt_paths.png",
+            caption="../report/em_fig3.rst",
+            category="em: EM with parameter sharing",
+            labels={"figure": "Figure 3"},
+        ),
+        fig4=report(
+            "reports/em/figures/fig4_mini_adapt_error_histograms.png",
+            caption="../report/em_fig4.rst",
+            category="em: EM with parameter sharing",
+            labels={"figure": "Figure 4"},
+        ),
+        fig5=report(
+            "reports/em/figures/fig5_adapt_paths.png",
+            caption="../report/em_fig5.rst",
+            category="em: EM with parameter sharing",
+            labels={"figure": "Figure 5"},
+        ),
+        fig6=report(
+            "reports/em/figures/fig6_adapt_subset_paths.png",
+            caption="../report/em_fig6.rst",
+            category="em: EM with parameter sharing",
+            labels={"figure": "Figure 6"},
+        ),
+    log:
+        "logs/plot_em_figures.log",
+    benchmark:
+        "benchmarks/results/plot_em_figures.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        figures=config["em"]["figures"],
+        seed=seed_for("plot_em_figures"),
+    message:
+        "Figures 2-6 of the EM paper"
+    script:
+        "../scripts/plot_em_figures.py"
 
 
 rule em:
     input:
-        networks=[raw_inputs(name)[0] for name in config["em"]["networks"]],
+        rules.make_table_em_sharing.output,
+        rules.make_table_em_mini_adapt.output,
+        rules.plot_em_figures.output,
         table=table("networks", "networks")["csv"],
