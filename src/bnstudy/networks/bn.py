@@ -343,7 +343,9 @@ class DiscreteBayesianNetwork:
             cpts[key] = np.moveaxis(values, 0, -1)
             for u in cpd.variables:
                 states.setdefault(str(u), [str(s) for s in cpd.state_names[u]])
-        return cls(nodes, parents, cpts, states, name=name or getattr(model, "name", None) or "network")
+        return cls(
+            nodes, parents, cpts, states, name=name or getattr(model, "name", None) or "network"
+        )
 
 
 def _topological_order(nodes: list[str], parents: Mapping[str, list[str]]) -> list[str]:
@@ -366,7 +368,9 @@ def _topological_order(nodes: list[str], parents: Mapping[str, list[str]]) -> li
                 heapq.heappush(ready, pos[c])
     if len(order) < len(nodes):
         remaining = {v for v in nodes if indeg[v] > 0}
-        raise ValueError(f"the graph has a directed cycle: {' -> '.join(_find_cycle(remaining, parents))}")
+        raise ValueError(
+            f"the graph has a directed cycle: {' -> '.join(_find_cycle(remaining, parents))}"
+        )
     return order
 
 
