@@ -50,7 +50,7 @@ def test_bad_config_key_fails_naming_it(repo_root, mirror, tmp_path):
 def smoke_run(repo_root, mirror, tmp_path_factory):
     """The whole DAG on config/smoke.yaml in a fresh directory, then the HTML report."""
     workdir = tmp_path_factory.mktemp("smoke")
-    for item in ("Snakefile", "workflow", "config"):
+    for item in ("Snakefile", "workflow", "config", "envs"):
         src = repo_root / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, workdir / item)
     args = ["--cores", "2", "--configfile", "config/smoke.yaml"]
