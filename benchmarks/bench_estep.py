@@ -39,8 +39,9 @@ from pathlib import Path
 
 import numpy as np
 
-from bnstudy.inference import JunctionTree, identical_cpt_groups
+from bnstudy.inference import JunctionTree
 from bnstudy.networks import DiscreteBayesianNetwork, forward_sample, load_network, samples_to_frame
+from bnstudy.parameters.sharing import identical_cpt_sets
 
 logger = logging.getLogger("bench_estep")
 
@@ -229,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     pigs_path = args.data / "bif" / "pigs.bif.gz"
     pigs = load_network(pigs_path)
     xp = _data(pigs, args.pigs_samples, args.seed)
-    groups = identical_cpt_groups(pigs)
+    groups = [g for g in identical_cpt_sets(pigs) if len(g) > 1]
     print(
         f"\npigs, {args.pigs_samples} samples; identical-CPT groups of sizes {[len(g) for g in groups]}"
     )
@@ -252,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     # ---- ADAPT
     adapt = load_network(args.data / "adapt" / "adapt10_v7e.net")
     xa = _data(adapt, args.pigs_samples, args.seed)
-    groups = identical_cpt_groups(adapt)
+    groups = [g for g in identical_cpt_sets(adapt) if len(g) > 1]
     print(
         f"\nadapt10_v7e, {args.pigs_samples} samples; largest identical-CPT groups "
         f"{[len(g) for g in groups[:5]]}"

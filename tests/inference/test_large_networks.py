@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bnstudy.inference import JunctionTree, identical_cpt_groups, largest_identical_cpt_set
+from bnstudy.inference import JunctionTree
 from bnstudy.networks import forward_sample, load_network
+from bnstudy.parameters.sharing import identical_cpt_sets, largest_sharable_set
 
 NETWORKS = {"pigs": "bif/pigs.bif.gz", "adapt": "adapt/adapt10_v7e.net"}
 
@@ -18,13 +19,13 @@ def networks(mirror):
 
 def test_largest_identical_cpt_sets(mirror):
     pigs = load_network(mirror / NETWORKS["pigs"])
-    sizes = [len(g) for g in identical_cpt_groups(pigs)]
+    sizes = [len(g) for g in identical_cpt_sets(pigs) if len(g) > 1]
     # Every pigs node shares its CPT: 296 two-parent nodes (Mendelian inheritance, |P| in Reed &
     # Mengshoel's Table 2) and 145 founders (the paper's n_H = 145).
     assert sizes == [296, 145]
-    assert all(not pigs.parents[v] for v in identical_cpt_groups(pigs)[1])
+    assert all(not pigs.parents[v] for v in [g for g in identical_cpt_sets(pigs) if len(g) > 1][1])
     adapt = load_network(mirror / NETWORKS["adapt"])
-    assert len(largest_identical_cpt_set(adapt)) == 99
+    assert len(largest_sharable_set(adapt)) == 99
 
 
 @pytest.mark.parametrize(
@@ -34,7 +35,7 @@ def test_largest_identical_cpt_sets(mirror):
 )
 def test_e_step_on_identical_cpt_sets(networks, name, group):
     network = networks[name]
-    hidden = identical_cpt_groups(network)[group]
+    hidden = [g for g in identical_cpt_sets(network) if len(g) > 1][group]
     jt = JunctionTree(network, hidden)
     assert len(jt.hidden_) == len(hidden) and jt.treewidth_ >= 1
     x = forward_sample(network, 50, rng=np.random.default_rng(5))

@@ -39,13 +39,17 @@ def main(inp, out, figures, seed):
         trials = pd.read_csv(trials_csv)
         if trials["observables"].iloc[0] == "O_C":
             continue
-        key = f"{trials['observables'].iloc[0]}, sharing {trials['sharing'].iloc[0]}"
+        observables, sharing = trials["observables"].iloc[0], trials["sharing"].iloc[0]
         traces = np.load(traces_npz)
-        mini[key] = (traces["loglik"], traces["error"], trials["error"].to_numpy())
-    order = sorted(mini)
-    paths = {k: mini[k][:2] for k in order}
+        mini[(observables, sharing != "none", f"{observables}, sharing {sharing}")] = (
+            traces["loglik"],
+            traces["error"],
+            trials["error"].to_numpy(),
+        )
+    order = sorted(mini)  # by observables, no sharing first
+    paths = {k[2]: mini[k][:2] for k in order}
     save_figure(loglik_error_paths(paths, n_paths=figures["paths"], rng=rng), out["fig3"])
-    hists = {k: mini[k][2] for k in order}
+    hists = {k[2]: mini[k][2] for k in order}
     save_figure(error_histograms(hists, bins=figures["bins"]), out["fig4"])
 
     both = {"no sharing": 0, "{n} nodes shared": "max"}

@@ -314,7 +314,7 @@ class JunctionTree:
 
     See Also
     --------
-    bnstudy.inference.identical_cpt_groups : hidden sets of the EM-with-sharing study.
+    bnstudy.parameters.sharing.identical_cpt_sets : hidden sets of the EM-with-sharing study.
 
     Notes
     -----

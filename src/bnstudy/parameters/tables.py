@@ -67,8 +67,10 @@ def mini_adapt_table(trials: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     columns = ["sharing", "observables", "trials"]
     for column in stats:
         columns += [column, f"{column}_paper"]
-    order = {"none": 0, "SB": 1}
-    merged = merged.sort_values(["sharing", "observables"], key=lambda c: c.map(order).fillna(c))
+    # no sharing first, as the paper's table
+    merged = merged.assign(_shared=merged["sharing"] != "none").sort_values(
+        ["_shared", "observables"]
+    )
     return merged[columns].reset_index(drop=True)
 
 
