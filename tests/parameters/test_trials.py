@@ -102,6 +102,8 @@ def test_sharing_table_puts_the_paper_beside_ours():
     pigs = table[table["network"] == "pigs"].set_index("n")
     assert pigs.loc[25, "r_error_mean_paper"] == 0.5 and pigs.loc[50, "r_loglik_std_paper"] == -0.5
     assert table[table["network"] == "adapt"]["r_error_mean_paper"].isna().all()
+    assert table[table["network"] == "adapt"]["same_sign_as_paper"].eq("").all()
+    assert pigs.loc[25, "same_sign_as_paper"].endswith("/6")
     hidden_row = table[table["paper_network"] == "ADAPT T1"]
     assert hidden_row["note"].item() == "network not public"
 

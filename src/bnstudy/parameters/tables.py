@@ -49,10 +49,20 @@ def sharing_table(trials: pd.DataFrame, paper: pd.DataFrame) -> tuple[pd.DataFra
         network="", note="network not public"
     )
     table = pd.concat([merged, others], ignore_index=True)
+    # how many of the six correlations have the paper's sign (where the paper has the row)
+    ours_r = table[_R_COLUMNS].to_numpy(float)
+    paper_r = table[[f"{c}_paper" for c in _R_COLUMNS]].to_numpy(float)
+    comparable = np.isfinite(ours_r) & np.isfinite(paper_r)
+    same_sign = (np.sign(ours_r) == np.sign(paper_r)) & comparable
+    table["same_sign_as_paper"] = np.where(
+        comparable.any(axis=1),
+        [f"{a}/{b}" for a, b in zip(same_sign.sum(1), comparable.sum(1))],
+        "",
+    )
     columns = ["network", "paper_network", "n", "levels"]
     for column in _R_COLUMNS:
         columns += [column, f"{column}_paper"]
-    return levels, table[[*columns, "note"]]
+    return levels, table[[*columns, "same_sign_as_paper", "note"]]
 
 
 def mini_adapt_table(trials: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
