@@ -56,7 +56,7 @@ def sharing_table(trials: pd.DataFrame, paper: pd.DataFrame) -> tuple[pd.DataFra
     same_sign = (np.sign(ours_r) == np.sign(paper_r)) & comparable
     table["same_sign_as_paper"] = np.where(
         comparable.any(axis=1),
-        [f"{a}/{b}" for a, b in zip(same_sign.sum(1), comparable.sum(1))],
+        [f"{a}/{b}" for a, b in zip(same_sign.sum(1), comparable.sum(1), strict=True)],
         "",
     )
     columns = ["network", "paper_network", "n", "levels"]
