@@ -105,3 +105,27 @@ def test_smoke_samples_are_seeded_and_distinct(smoke_run):
     rep0, rep1 = (np.load(root / f"rep={r}.npz")["samples"] for r in (0, 1))
     assert rep0.shape == rep1.shape == (500, 37)
     assert not np.array_equal(rep0, rep1)
+
+
+@pytest.mark.slow
+def test_smoke_em_tables_and_figures(smoke_run):
+    tables = smoke_run / "reports" / "em" / "tables"
+    table4 = pd.read_csv(tables / "table4_mini_adapt.csv")
+    assert len(table4) == 6 and (table4["trials"] == 4).all()
+    assert table4["error_mean_paper"].notna().all()
+    metrics = pd.read_csv(tables / "error_metrics.csv")
+    assert metrics["closest_to_paper"].sum() == 2  # one metric, both sharing conditions
+    table3 = pd.read_csv(tables / "table3_sharing_correlations.csv")
+    ours = table3[table3["network"].notna()]
+    assert set(zip(ours["network"], ours["n"], strict=True)) == {
+        ("pigs", 25),
+        ("pigs", 50),
+        ("adapt", 25),
+        ("adapt", 50),
+    }
+    assert ours[["r_error_mean", "r_error_std"]].abs().le(1).all().all()
+    claims = pd.read_csv(tables / "claims.csv")
+    assert len(claims) >= 5 and claims["agrees"].isin([True, False]).all()
+    for fig in range(2, 7):
+        (png,) = (smoke_run / "reports" / "em" / "figures").glob(f"fig{fig}_*.png")
+        assert png.stat().st_size > 10_000

@@ -249,8 +249,38 @@ rule plot_em_figures:
         "../scripts/plot_em_figures.py"
 
 
+# The paper's statements about its results, checked on ours.
+rule make_table_em_claims:
+    input:
+        table3=table("em", "table3_sharing_correlations")["csv"],
+        table4=table("em", "table4_mini_adapt")["csv"],
+        metrics=table("em", "error_metrics")["csv"],
+    output:
+        csv=report(
+            table("em", "claims")["csv"],
+            caption="../report/em_claims.rst",
+            category="em: EM with parameter sharing",
+            labels={"table": "claims"},
+        ),
+        md=table("em", "claims")["md"],
+    log:
+        "logs/make_table_em_claims.log",
+    benchmark:
+        "benchmarks/results/make_table_em_claims.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+    conda:
+        "../../envs/bnstudy.yaml"
+    message:
+        "Checking the EM paper's claims"
+    script:
+        "../scripts/make_table_em_claims.py"
+
+
 rule em:
     input:
+        rules.make_table_em_claims.output,
         rules.make_table_em_sharing.output,
         rules.make_table_em_mini_adapt.output,
         rules.plot_em_figures.output,
