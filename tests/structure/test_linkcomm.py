@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import time
 
 import networkx as nx
 import numpy as np
@@ -203,8 +204,6 @@ def test_weighted_with_ties_matches_reference(name):
 
 def test_link_pruned_graph_is_fast():
     """A graph of link's pruned size (several thousand edges, hubs) runs in well under seconds."""
-    import time
-
     g = nx.powerlaw_cluster_graph(724, 8, 0.3, seed=0)
     edges = np.array(g.edges())
     weights = np.random.default_rng(0).random(len(edges))

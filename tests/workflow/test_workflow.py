@@ -88,6 +88,14 @@ def test_smoke_dataset_table_is_sane(smoke_run):
 
 
 @pytest.mark.slow
+def test_smoke_mdl_comparison(smoke_run):
+    frame = pd.read_csv(smoke_run / "reports" / "data" / "tables" / "mdl_vs_authors.csv")
+    own_rows = frame[frame["fit_on"] == "the authors' training rows"].set_index("cut_selection")
+    assert own_rows.loc["best_accepted", "equal_state_counts"] >= 15
+    assert (frame["features"] == 16).all()
+
+
+@pytest.mark.slow
 def test_smoke_network_table_is_sane(smoke_run):
     frame = pd.read_csv(smoke_run / "reports" / "networks" / "tables" / "networks.csv")
     rows = frame.set_index("network")

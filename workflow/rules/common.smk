@@ -107,10 +107,22 @@ def table(paper, name):
 
 
 def foundation_tables():
-    return [
+    tables = [
         *table("data", "datasets").values(),
         *table("networks", "networks").values(),
     ]
+    if config["data"]["compare_with_authors"]:
+        tables += table("data", "mdl_vs_authors").values()
+    return tables
+
+
+def discretization_comparison_inputs(wildcards):
+    """Raw files and the authors' release of every dataset compared with the authors'."""
+    inputs = {}
+    for name in config["data"]["compare_with_authors"]:
+        inputs[f"raw_{name}"] = raw_inputs(name)
+        inputs[f"authors_{name}"] = raw_inputs(f"bnc_{name}")[0]
+    return inputs
 
 
 # Paper em ------------------------------------------------------------------------------

@@ -267,11 +267,11 @@ rule make_table_em_claims:
         "logs/make_table_em_claims.log",
     benchmark:
         "benchmarks/results/make_table_em_claims.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=500,
-    conda:
-        "../../envs/bnstudy.yaml"
     message:
         "Checking the EM paper's claims"
     script:

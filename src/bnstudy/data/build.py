@@ -24,6 +24,7 @@ from bnstudy.data.prepared import (
     save_prepared,
 )
 from bnstudy.data.readers import (
+    ClassificationSplit,
     contested,
     read_bnc,
     read_letter,
@@ -39,6 +40,7 @@ __all__ = [
     "SenateData",
     "build_classification",
     "build_senate",
+    "read_raw_classification",
     "load_senate",
     "prepare_dataset",
     "save_senate",
@@ -47,6 +49,25 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 PathLike = str | os.PathLike
+
+
+_RAW_SOURCES = {
+    "satimage": "UCI sat.trn / sat.tst",
+    "letter": "UCI letter, first 16000 rows train",
+    "usps": "ESL zip.train / zip.test",
+}
+
+
+def read_raw_classification(name: str, files: Sequence[PathLike]) -> ClassificationSplit:
+    """The raw (undiscretized) satimage, letter or usps split from its raw files."""
+    paths = [Path(f) for f in files]
+    if name == "satimage":
+        return read_satimage(paths[0], paths[1])
+    if name == "letter":
+        return read_letter(paths[0])
+    if name == "usps":
+        return read_usps(paths[0], paths[1])
+    raise ValueError(f"no raw reader for {name!r}; known: {sorted(_RAW_SOURCES)}")
 
 
 def build_classification(
@@ -85,16 +106,10 @@ def build_classification(
         )
     paths = [Path(f) for f in files]
     image_shape = None
-    if name == "satimage":
-        split = read_satimage(paths[0], paths[1])
-        source = f"MDL ({cut_selection}, ours) on UCI sat.trn / sat.tst"
-    elif name == "letter":
-        split = read_letter(paths[0])
-        source = f"MDL ({cut_selection}, ours) on UCI letter, first 16000 rows train"
-    elif name == "usps":
-        split = read_usps(paths[0], paths[1])
-        source = f"MDL ({cut_selection}, ours) on ESL zip.train / zip.test"
-        image_shape = (16, 16)
+    if name in _RAW_SOURCES:
+        split = read_raw_classification(name, paths)
+        source = f"MDL ({cut_selection}, ours) on {_RAW_SOURCES[name]}"
+        image_shape = (16, 16) if name == "usps" else None
     elif name == "mnist":
         raw = read_mnist(*paths)
         discretized, n_states = prepare_mnist(

@@ -669,6 +669,7 @@ def mh_auxvar(
     particle_sweeps: int = 10,
     init_sweeps: int = 200,
     step_pcd_iter: int = 50,
+    auxiliary: str = "moller",
     mle: np.ndarray | None = None,
     pcd_params: Mapping[str, Any] | None = None,
 ) -> GroupingResult:
@@ -697,6 +698,15 @@ def mh_auxvar(
     makes too (it cannot use perfect sampling); ``Z`` itself starts from ``init_sweeps`` sweeps under
     ``theta~`` from the data.
 
+    ``auxiliary="exchange"`` replaces the fixed auxiliary target ``P(.; theta~)`` by the current
+    state, which gives the exchange algorithm of Murray et al. (2006): ``a = P~(X; theta*)
+    P~(W; theta) / (P~(X; theta) P~(W; theta*))`` with ``W ~ P(.; theta*)``, i.e.
+    ``log a = (S - S_W) . (w* - w)``; likewise for ``phi``. With ``n`` auxiliary samples the
+    paper's ratio (``"moller"``) compares ``P(Z; theta~)`` with ``P(Z*; theta*)`` over all ``n``
+    samples, and its log has a spread of order ``n |theta~ - theta|^2``: on the 4x4 grid it
+    rejects nearly every move of ``c`` (see ``diagnostics["c_acceptance"]``), which the exchange
+    variant does not.
+
     Parameters
     ----------
     graph : PairwiseGraph
@@ -719,6 +729,10 @@ def mh_auxvar(
         Sweeps for the first ``Z`` and ``Y``.
     step_pcd_iter : int, default 50
         PCD iterations of each step's tied refit.
+    auxiliary : {"moller", "exchange"}, default "moller"
+        ``"moller"``: the paper's auxiliary-variable ratio (Møller et al. 2006) with target
+        ``P(.; theta~)`` for ``Z`` and ``P(.; phi~)`` for ``Y``; ``"exchange"``: Murray et al.'s
+        exchange algorithm (see above).
     mle : array_like of float, shape (E,), optional
         ``theta~``; computed by PCD when omitted.
     pcd_params : mapping, optional
@@ -739,6 +753,9 @@ def mh_auxvar(
     """
     t_start = time.perf_counter()
     _check_run(n_steps, burn_in, alpha0)
+    if auxiliary not in ("moller", "exchange"):
+        raise ValueError(f"auxiliary must be 'moller' or 'exchange', got {auxiliary!r}")
+    exchange = auxiliary == "exchange"
     X = check_samples(X, graph.n_nodes)
     n = X.shape[0]
     E = graph.n_edges
@@ -785,12 +802,15 @@ def mh_auxvar(
                     Z_star = kernel.sweep(Z.copy(), rng=rng, n_sweeps=particle_sweeps)
                     SZ_star = kernel.agreement_counts(Z_star)
                     # Sec. 3.1.1 ratio in agreement counts; prod(1 - theta) factors cancel
-                    log_a = (
-                        S[i] * (w_star[i] - w[i])
-                        + (SZ_star - SZ) @ w_tilde
-                        + SZ @ w
-                        - SZ_star @ w_star
-                    )
+                    if exchange:
+                        log_a = (S[i] - SZ_star[i]) * (w_star[i] - w[i])
+                    else:
+                        log_a = (
+                            S[i] * (w_star[i] - w[i])
+                            + (SZ_star - SZ) @ w_tilde
+                            + SZ @ w
+                            - SZ_star @ w_star
+                        )
                     c_tried += 1
                     if math.log(rng.random()) < log_a:
                         c_acc += 1
@@ -798,6 +818,7 @@ def mh_auxvar(
                         slot = j if j < cnt.size else groups.new_slot(t_new)
                         groups.assign(i, slot)
                         w = w_star
+                        # exchange: Z only warm-starts the next particles, so it follows theta
                         Z, SZ = Z_star, SZ_star
             # phi | c (Sec. 3.1.2): start at the tied PCD estimate phi~
             live = groups.active()
@@ -819,12 +840,15 @@ def mh_auxvar(
                     kernel.set_weights(w_prop)
                     Y_star = kernel.sweep(Y.copy(), rng=rng, n_sweeps=particle_sweeps)
                     SY_star = kernel.agreement_counts(Y_star)
-                    log_a = (
-                        (SY_star - SY) @ w_ref
-                        + S @ (w_prop - w_cur)
-                        + SY @ w_cur
-                        - SY_star @ w_prop
-                    )
+                    if exchange:
+                        log_a = (S - SY_star) @ (w_prop - w_cur)
+                    else:
+                        log_a = (
+                            (SY_star - SY) @ w_ref
+                            + S @ (w_prop - w_cur)
+                            + SY @ w_cur
+                            - SY_star @ w_prop
+                        )
                     phi_tried += 1
                     if math.log(rng.random()) < log_a:
                         phi_acc += 1
@@ -842,6 +866,7 @@ def mh_auxvar(
         t_start=t_start,
         init_time=init_time,
         diagnostics={
+            "auxiliary": auxiliary,
             "c_acceptance": c_acc / max(c_tried, 1),
             "c_proposals_changing": c_tried,
             "phi_acceptance": phi_acc / max(phi_tried, 1),

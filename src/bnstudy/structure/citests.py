@@ -454,7 +454,7 @@ def table_statistics(
         terms = 2.0 * o[keep] * np.log(o[keep] / e[keep])
     else:
         terms = o[keep] ** 2 / e[keep] - o[keep]  # Σ (o - e)² / e = Σ o² / e - n, per stratum
-    stat = np.bincount(t[keep], weights=terms, minlength=b)
+    stat = np.bincount(t[keep], weights=terms, minlength=b).astype(np.float64)
     if two.any():
         stat += _yates_2x2(two, zg, x, y, o, n_xz, n_yz, n_z, kx, ky, t_z, b, method)
     if dof == "adjusted":

@@ -129,7 +129,9 @@ def bdeu_local_score(
 def _dense_to_sparse(tab: np.ndarray, n_prefix: np.ndarray) -> SparseTables:
     flat = np.ascontiguousarray(tab).reshape(len(tab), -1)
     t, cell = np.nonzero(flat)
-    return SparseTables(t.astype(np.int64), cell.astype(np.int64), flat[t, cell].astype(float), n_prefix)
+    return SparseTables(
+        t.astype(np.int64), cell.astype(np.int64), flat[t, cell].astype(float), n_prefix
+    )
 
 
 class BDeuScore:
