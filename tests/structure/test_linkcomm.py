@@ -213,3 +213,19 @@ def test_link_pruned_graph_is_fast():
     assert len(edges) > 5000
     assert res.n_communities >= 1
     assert elapsed < 10.0
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_sparse_path_matches_dense(monkeypatch, weighted):
+    """Graphs with many nodes use a sparse A A; force it on a small graph and compare."""
+    import bnstudy.structure.linkcomm as lc
+
+    n, edges = GRAPHS["karate"]
+    weights = np.linspace(0.2, 2.0, len(edges)) if weighted else None
+    dense = link_communities(n, edges, weights)
+    _, _, s_dense = edge_similarities(n, edges, weights)
+    monkeypatch.setattr(lc, "_DENSE_MAX_NODES", 0)
+    sparse = link_communities(n, edges, weights)
+    _, _, s_sparse = edge_similarities(n, edges, weights)
+    np.testing.assert_allclose(s_sparse, s_dense, rtol=1e-12)
+    assert _edge_partition(sparse.edge_labels) == _edge_partition(dense.edge_labels)

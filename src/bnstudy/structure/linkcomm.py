@@ -50,6 +50,9 @@ __all__ = ["LinkCommunities", "edge_similarities", "link_communities", "partitio
 
 logger = logging.getLogger(__name__)
 
+# Up to this many nodes the inclusive adjacency is held dense (32 MiB at 2048 nodes).
+_DENSE_MAX_NODES = 2048
+
 
 @dataclass(frozen=True)
 class LinkCommunities:
@@ -203,25 +206,32 @@ def edge_similarities(
     deg = np.bincount(rows, minlength=n_nodes)
     strength = np.bincount(rows, weights=vals, minlength=n_nodes)
     self_w = np.divide(strength, deg, out=np.zeros(n_nodes), where=deg > 0)
-    a = sp.csr_matrix(
-        (
-            np.concatenate((vals, self_w)),
+    diag = np.arange(n_nodes)
+    if n_nodes <= _DENSE_MAX_NODES:
+        # Small node sets (every network of the study): dense A and one BLAS product A A.
+        a = np.zeros((n_nodes, n_nodes))
+        a[rows, cols] = vals
+        a[diag, diag] = self_w
+        aa = a @ a
+        prod, norm2 = aa[i, j], aa[diag, diag]
+    else:
+        # A A is nonzero only for nodes within distance 2 (about sum_k k_k^2 entries); look it up
+        # at the needed (i, j) by sorted linear keys.
+        a = sp.csr_matrix(
             (
-                np.concatenate((rows, np.arange(n_nodes))),
-                np.concatenate((cols, np.arange(n_nodes))),
+                np.concatenate((vals, self_w)),
+                (np.concatenate((rows, diag)), np.concatenate((cols, diag))),
             ),
-        ),
-        shape=(n_nodes, n_nodes),
-    )
-    # Dot products a_i . a_j: the sparse product A A (nonzero only for nodes within distance 2,
-    # about sum_k k_k^2 entries), looked up at the needed (i, j) by sorted linear keys.
-    aa = (a @ a).tocsr()
-    aa.sort_indices()
-    keys = np.repeat(np.arange(n_nodes, dtype=np.int64), np.diff(aa.indptr)) * n_nodes + aa.indices
-    want = i * n_nodes + j
-    pos = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
-    prod = np.where(keys[pos] == want, aa.data[pos], 0.0)
-    norm2 = aa.diagonal()
+            shape=(n_nodes, n_nodes),
+        )
+        aa = (a @ a).tocsr()
+        aa.sort_indices()
+        keys = np.repeat(np.arange(n_nodes, dtype=np.int64), np.diff(aa.indptr)) * n_nodes
+        keys += aa.indices
+        want = i * n_nodes + j
+        pos = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
+        prod = np.where(keys[pos] == want, aa.data[pos], 0.0)
+        norm2 = aa.diagonal()
     den = norm2[i] + norm2[j] - prod
     sim = np.divide(prod, den, out=np.zeros_like(prod), where=den > 0)
     return e1, e2, sim
@@ -328,9 +338,9 @@ def link_communities(n_nodes: int, edges: Any, weights: Any = None) -> LinkCommu
     # Maximum spanning forest of the edge-adjacency graph: a minimum spanning tree on the dense
     # ranks of the similarities (rank 1 = highest; ranks are exact and positive, so no arc is
     # lost as an explicit zero, and the levels are recovered exactly from the ranks).
-    uniq = np.unique(sim)
+    uniq, inv = np.unique(sim, return_inverse=True)
     n_levels = len(uniq)
-    rank = n_levels - np.searchsorted(uniq, sim)
+    rank = n_levels - inv
     if len(e1):
         g = sp.coo_matrix((rank.astype(np.float64), (e1, e2)), shape=(m, m)).tocsr()
         forest = minimum_spanning_tree(g).tocoo()

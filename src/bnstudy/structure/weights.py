@@ -101,6 +101,8 @@ def _safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 def _standardize(values: np.ndarray, name: str) -> np.ndarray:
     """``(values - mean) / std`` over all pairs; all zeros when the std is 0 (e.g. one pair)."""
+    if values.size == 0:
+        return values
     sd = values.std()
     if not sd > 0:
         logger.warning("%s: all %d pair weights are equal; standardised to 0", name, values.size)
