@@ -43,7 +43,9 @@ def test_log_joint_equals_reference(dtype: torch.dtype) -> None:
         with torch.no_grad():
             model.phi.add_(torch.randn(model.phi.shape, generator=_gens(1)[0], dtype=dtype))
         tol = 1e-5 if dtype == torch.float32 else 1e-12
-        torch.testing.assert_close(model.log_joint(x), model.log_joint_reference(x), atol=tol, rtol=0)
+        torch.testing.assert_close(
+            model.log_joint(x), model.log_joint_reference(x), atol=tol, rtol=0
+        )
         w = torch.rand(model.phi.shape, generator=_gens(1)[0], dtype=dtype) * model.valid
         torch.testing.assert_close(
             model.log_joint(x, weights=w), model.log_joint_reference(x, weights=w), atol=tol, rtol=0

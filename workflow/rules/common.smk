@@ -14,6 +14,11 @@ validate(config, schema="../schemas/config.schema.yaml")
 
 # pgmpy's HillClimbSearch depends on Python's hash seed: fix it for every job this workflow starts.
 os.environ.setdefault("PYTHONHASHSEED", str(config["seed"]))
+# Jobs run side by side on the cores Snakemake hands out; a BLAS that also spawns a thread per
+# core oversubscribes them and runs several times slower. Rules that want more threads ask for
+# them with `threads:` and set their library's thread count from it.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 CLASSIFICATION_KINDS = ("classification", "discretized_classification")
 

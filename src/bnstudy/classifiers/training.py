@@ -423,10 +423,11 @@ def train_batched(
         for b in range(n_batches):
             idx = perms[:, b * batch_size : (b + 1) * batch_size]
             xb, yb = xtr[idx], ytr[idx]
-            weights = None
-            if noise is not None:
-                weights = straight_through_gumbel_softmax(model.phi, noise[b], tau)
-            log_joint = model._log_joint(xb, weights)
+            if noise is None:
+                log_joint = model._log_joint(xb)
+            else:
+                one_hot = straight_through_gumbel_softmax(model.phi, noise[b], tau)
+                log_joint = model._log_joint_straight_through(xb, one_hot)
             loss = hybrid_loss(log_joint, yb, lam, gamma, eta)
             loss.sum().backward()  # settings share no parameters: one backward for all
             opt_theta.step()

@@ -80,7 +80,7 @@ _BATCH_KEYS = 1 << 16
 # Largest dense table block of one bincount.
 _BATCH_CELLS = 1 << 20
 # From this many marginal tests on, count all pairs with one Gram-matrix product.
-_MIN_GRAM_TESTS = 64
+_MIN_GRAM_TESTS = 2000
 # Mixed-radix keys are compressed before they could overflow int64.
 _KEY_LIMIT = 1 << 40
 

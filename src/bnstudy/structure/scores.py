@@ -227,6 +227,44 @@ class BDeuScore:
                 out[i] = self._cache[keys[i]]
         return out
 
+    def extended_scores(self, node: int, parents: Iterable[int], extra: Sequence[int]) -> np.ndarray:
+        """Scores of the families ``(node, parents + {x})`` for every ``x`` in ``extra`` (cached).
+
+        The shared parent set is folded into one key for the whole batch (the candidate parent
+        and the child stay explicit axes), so every new family costs one pass over the rows.
+        Hill climbing calls this to rescore every edge addition into ``node``.
+        """
+        base = tuple(sorted(int(u) for u in parents))
+        node = int(node)
+        extra = np.asarray(extra, dtype=np.int64)
+        keys = [(node, tuple(sorted((*base, int(x))))) for x in extra.tolist()]
+        out = np.empty(len(keys))
+        missing = []
+        for i, k in enumerate(keys):
+            v = self._cache.get(k)
+            if v is None:
+                missing.append(i)
+            else:
+                out[i] = v
+        if missing:
+            self._check_families([keys[i] for i in missing])
+            xs = extra[missing]
+            cards = self.data.cards
+            b = len(xs)
+            prefix = np.broadcast_to(np.asarray(base, dtype=np.int64), (b, len(base)))
+            tail = np.column_stack([xs, np.full(b, node)])
+            tab = grouped_counts(self.data, prefix, tail)
+            # (parents, x, node) in C order is (parent configuration of parents + {x}, node)
+            tab = SparseTables(tab.test, tab.cell, tab.count, tab.n_prefix * cards[xs])
+            q_full = np.prod(cards[list(base)].astype(np.float64)) * cards[xs]
+            r = np.full(b, cards[node])
+            vals = _bdeu_from_tables(tab, r, q_full, r.astype(np.float64), self.ess)
+            for i, v in zip(missing, vals.tolist(), strict=True):
+                self._cache[keys[i]] = v
+                out[i] = v
+            self.n_computed += b
+        return out
+
     def local_score(self, node: int, parents: Iterable[int] = ()) -> float:
         """Score of one family (cached)."""
         return float(self.local_scores([(node, parents)])[0])
