@@ -130,7 +130,7 @@ def log_partition(graph: PairwiseGraph, theta: np.ndarray) -> float:
     --------
     >>> from bnstudy.mrf.graph import binary_tree
     >>> import numpy as np
-    >>> round(log_partition(binary_tree(3), np.full(14, 0.3)) / np.log(2), 12)
+    >>> float(round(log_partition(binary_tree(3), np.full(14, 0.3)) / np.log(2), 12))
     1.0
 
     References

@@ -16,7 +16,7 @@ References
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import networkx as nx
@@ -77,7 +77,6 @@ class PairwiseGraph:
     n_nodes: int
     edges: np.ndarray
     name: str = "graph"
-    _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         p = int(self.n_nodes)
@@ -176,17 +175,18 @@ class PairwiseGraph:
         ncomp, comp = csgraph.connected_components(self.incidence, directed=False)
         roots = np.array([int(np.flatnonzero(comp == k)[0]) for k in range(ncomp)])
         parent = np.full(p, -1, dtype=np.int64)
-        depth = np.zeros(p, dtype=np.int64)
         adj = self.incidence
         for root in roots:
             order, pred = csgraph.breadth_first_order(
                 adj, int(root), directed=False, return_predecessors=True
             )
-            child = order[1:]
-            parent[child] = pred[child]
-            # order is breadth-first, so parents are assigned a depth before their children
-            for u in child:
-                depth[u] = depth[pred[u]] + 1
+            parent[order[1:]] = pred[order[1:]]
+        # depth = number of ancestors: climb all nodes one generation at a time
+        depth = np.zeros(p, dtype=np.int64)
+        anc = parent.copy()
+        while (has := anc >= 0).any():
+            depth[has] += 1
+            anc[has] = parent[anc[has]]
         parent_edge = np.full(p, -1, dtype=np.int64)
         has_parent = parent >= 0
         nodes = np.flatnonzero(has_parent)

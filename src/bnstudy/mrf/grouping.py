@@ -467,19 +467,51 @@ def dp_gibbs_tree(
     labels, phi = initial_grouping(mle, alpha0, rng=rng)
     init_time = time.perf_counter() - t_start
     groups = _Groups(labels, phi, item_stat=S)
-    log_new = math.log(alpha0) + betaln(1.0 + S, 1.0 + n - S)
+    log_new = (math.log(alpha0) + betaln(1.0 + S, 1.0 + n - S)).tolist()
+    s_list = S.tolist()
     rec = _Recorder(int(n_steps), graph.n_edges)
+
+    def _lbeta(a: float, b: float) -> float:
+        return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
     with np.errstate(divide="ignore"):
         for t in range(int(n_steps)):
+            # per-slot Beta posterior parameters (a, b), log B(a, b) and log counts, kept in step
+            # with the counts by scalar updates so that each edge costs a few vector operations
+            cnt = groups.counts.astype(np.float64)
+            a = 1.0 + groups.stat
+            b = 1.0 + n * cnt - groups.stat
+            lb = betaln(a, b)
+            logcnt = np.log(cnt)
+            u_all = rng.random(graph.n_edges)
             for i in range(graph.n_edges):
-                groups.remove(i)
-                cnt, tot = groups.counts, groups.stat
-                a, b = 1.0 + tot, 1.0 + n * cnt - tot
-                s_i = S[i]
+                s_i = s_list[i]
+                g, _ = groups.remove(i)
+                cnt[g] -= 1.0
+                a[g] -= s_i
+                b[g] -= n - s_i
+                lb[g] = _lbeta(a[g], b[g])
+                logcnt[g] = math.log(cnt[g]) if cnt[g] > 0 else -math.inf
                 # Neal (2000) Alg. 3: prior count times the group's posterior predictive of S_i
-                logw = np.log(cnt) + betaln(a + s_i, b + n - s_i) - betaln(a, b)
-                j = _sample_log_weights(np.r_[logw, log_new[i]], rng)
-                groups.assign(i, j if j < cnt.size else groups.new_slot(0.5))
+                logw = logcnt + betaln(a + s_i, b + (n - s_i)) - lb
+                top = max(float(logw.max()), log_new[i])
+                cdf = np.cumsum(np.exp(logw - top))
+                total = float(cdf[-1]) + math.exp(log_new[i] - top)
+                j = int(np.searchsorted(cdf, u_all[i] * total, side="right"))
+                if j >= cdf.size:
+                    j = groups.new_slot(0.5)
+                    if j >= cnt.size:  # the slot arrays grew: extend the cached ones
+                        extra = groups.counts.size - cnt.size
+                        cnt = np.r_[cnt, np.zeros(extra)]
+                        a, b = np.r_[a, np.ones(extra)], np.r_[b, np.ones(extra)]
+                        lb = np.r_[lb, np.zeros(extra)]
+                        logcnt = np.r_[logcnt, np.full(extra, -math.inf)]
+                groups.assign(i, j)
+                cnt[j] += 1.0
+                a[j] += s_i
+                b[j] += n - s_i
+                lb[j] = _lbeta(a[j], b[j])
+                logcnt[j] = math.log(cnt[j])
             live = groups.active()
             m, tot = groups.counts[live], groups.stat[live]
             groups.phi[live] = rng.beta(1.0 + tot, 1.0 + n * m - tot)

@@ -92,8 +92,9 @@ def variation_of_information(g1: np.ndarray, g2: np.ndarray) -> float:
     h_joint = -np.sum(joint * np.log(joint))
     h_a = -np.sum(pa * np.log(pa))
     h_b = -np.sum(pb * np.log(pb))
-    # VI = 2 H(a, b) - H(a) - H(b); clip tiny negative round-off
-    return float(max(0.0, 2.0 * h_joint - h_a - h_b))
+    vi = 2.0 * h_joint - h_a - h_b  # = H(a | b) + H(b | a)
+    # round-off: equal groupings (up to labels) give exactly 0
+    return float(vi) if vi > 1e-12 else 0.0
 
 
 def random_grouping(n_items: int, n_groups: int, *, rng: np.random.Generator) -> np.ndarray:

@@ -90,8 +90,8 @@ def tree_mle(
     Examples
     --------
     >>> from bnstudy.mrf.graph import from_edges
-    >>> tree_mle(from_edges(3, [[0, 1], [1, 2]]), [[0, 0, 1], [1, 1, 1]]).tolist()
-    [1.0, 0.5]
+    >>> tree_mle(from_edges(3, [[0, 1], [1, 2]]), [[0, 0, 1], [1, 1, 1], [1, 1, 0]]).round(4).tolist()
+    [0.9999, 0.3333]
 
     References
     ----------

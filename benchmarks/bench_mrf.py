@@ -1,0 +1,196 @@
+"""Benchmark: the Dirichlet-process grouping samplers against Liu & Page (2013), Table 1.
+
+Small grid (Sec. 4.2): a 4x4 grid with 5 groups, group values from ``Unif(0, 1)`` and each of the
+24 parameters assigned to a random group (as the paper); exact training samples at
+``n = 100, 500, 1000``. For each ``n``:
+
+* Gibbs_ExactL for the paper's 100 steps (``--exactl-steps``);
+* Gibbs_SBA for the paper's 100 steps;
+* MH_AuxVar for ``--mh-steps`` steps (default 20) with the paper's M = 5, sigma_Q = 0.001, S = 100,
+  extrapolated linearly to the paper's 500 steps (the start-up, PCD and K-means, is counted once).
+
+Every timed call includes the grouping-blind PCD MLE that starts the chain (the paper's Algorithms 1
+and 2 begin with it). Data generation is not timed. Each timing is the median of ``--repeats``
+runs with different seeds.
+
+Tree (Sec. 4.1, an extra line): the exact collapsed DP Gibbs sampler on the height-12 binary tree
+(8,190 edges, 25 groups) at ``n = 1000`` for ``--tree-steps`` steps, extrapolated to the paper's 500
+(Fig. 2: 400-460 s).
+
+Large grid (Sec. 4.3): Gibbs_SBA on the 30x30 grid (10 groups) for one replicate at
+``--sba-n`` (default 1000, the slowest training size) for ``--sba-steps`` steps (default: the
+paper's 100; fewer steps are extrapolated). The paper reports "hundreds of minutes" (Fig. 6:
+15,000-30,000 s); the target here is under 10 minutes on 2 cores.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_mrf.py [--ns 100 500 1000] [--repeats 3]
+        [--exactl-steps 100] [--mh-steps 20] [--sba-n 1000] [--sba-steps 100] [--skip-mh]
+        [--tree-steps 20] [--skip-large]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from bnstudy.mrf import (
+    binary_tree,
+    dp_gibbs_tree,
+    draw_grouped_parameters,
+    gibbs_exactl,
+    gibbs_sba,
+    grid,
+    mean_absolute_error,
+    mh_auxvar,
+    pcd_mle,
+    sample,
+)
+
+# Liu & Page (2013), Table 1: run time in seconds on the 4x4 grid.
+PAPER_TABLE1 = {
+    "gibbs_exactl": {100: 88136.3, 500: 91055.0, 1000: 92503.4},
+    "mh_auxvar": {100: 540.2, 500: 3342.2, 1000: 4546.7},
+    "gibbs_sba": {100: 8.1, 500: 10.8, 1000: 14.2},
+}
+PAPER_STEPS = {"gibbs_exactl": 100, "mh_auxvar": 500, "gibbs_sba": 100}
+
+
+def _small_grid_data(n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    g = grid(4, 4)
+    theta, _ = draw_grouped_parameters(g.n_edges, 5, rng=rng)
+    return g, theta, sample(g, theta, n, rng=rng)
+
+
+def _time_run(sampler, g, X, steps: int, seed: int, **kwargs):
+    """Wall seconds of one sampler call, its start-up seconds (PCD + K-means) and its result."""
+    t0 = time.perf_counter()
+    res = sampler(g, X, n_steps=steps, rng=np.random.default_rng(seed), **kwargs)
+    total = time.perf_counter() - t0
+    return total, res.init_time, res
+
+
+def bench_small_grid(ns, repeats: int, exactl_steps: int, mh_steps: int, skip_mh: bool):
+    rows = []
+    for n in ns:
+        for method, steps in (
+            ("gibbs_exactl", exactl_steps),
+            ("gibbs_sba", PAPER_STEPS["gibbs_sba"]),
+            ("mh_auxvar", mh_steps),
+        ):
+            if method == "mh_auxvar" and skip_mh:
+                continue
+            sampler = {
+                "gibbs_exactl": gibbs_exactl,
+                "gibbs_sba": gibbs_sba,
+                "mh_auxvar": mh_auxvar,
+            }[method]
+            totals, extrapolated, maes = [], [], []
+            for r in range(repeats):
+                g, theta, X = _small_grid_data(n, seed=1000 * r + n)
+                total, init, res = _time_run(sampler, g, X, steps, seed=r)
+                per_step = (total - init) / steps
+                totals.append(total)
+                extrapolated.append(init + per_step * PAPER_STEPS[method])
+                maes.append(mean_absolute_error(theta, res.theta_mean))
+            med = statistics.median(extrapolated)
+            paper = PAPER_TABLE1[method][n]
+            rows.append(
+                (
+                    method,
+                    n,
+                    steps,
+                    statistics.median(totals),
+                    med,
+                    paper,
+                    paper / med,
+                    statistics.median(maes),
+                )
+            )
+    print("\n4x4 grid, 5 groups (Liu & Page 2013, Table 1); medians over", repeats, "replicates")
+    print(
+        f"{'method':<14}{'n':>6}{'steps run':>10}{'ours (s)':>11}{'ours @ paper steps':>20}"
+        f"{'paper (s)':>12}{'paper/ours':>12}{'MAE':>8}"
+    )
+    for method, n, steps, total, med, paper, ratio, mae in rows:
+        print(
+            f"{method:<14}{n:>6}{steps:>10}{total:>11.2f}{med:>20.2f}{paper:>12.1f}"
+            f"{ratio:>12.0f}{mae:>8.4f}"
+        )
+    return rows
+
+
+def bench_tree(n: int, steps: int, seed: int = 3):
+    rng = np.random.default_rng(seed)
+    g = binary_tree(12)
+    theta, _ = draw_grouped_parameters(g.n_edges, 25, rng=rng)
+    X = sample(g, theta, n, rng=rng)
+    res = dp_gibbs_tree(g, X, n_steps=steps, rng=rng)
+    per_step = (res.run_time - res.init_time) / steps
+    total = res.init_time + 500 * per_step
+    print(f"\nbinary tree, height 12 (8,190 edges), 25 groups, n = {n} (Sec. 4.1, Fig. 2)")
+    print(
+        f"  dp_gibbs_tree {steps} steps: {res.run_time:.1f} s ({per_step:.3f} s/step); at the "
+        f"paper's 500 steps: {total:.0f} s (paper: 400-460 s, ratio {400 / total:.1f}-"
+        f"{460 / total:.1f}x)"
+    )
+    return total
+
+
+def bench_large_grid(n: int, steps: int, seed: int = 7):
+    rng = np.random.default_rng(seed)
+    g = grid(30, 30)
+    theta, _ = draw_grouped_parameters(g.n_edges, 10, rng=rng)
+    t0 = time.perf_counter()
+    X = sample(g, theta, n, rng=rng, n_sweeps=500)
+    t_data = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    mle = pcd_mle(g, X, rng=rng)
+    t_pcd = time.perf_counter() - t0
+    res = gibbs_sba(g, X, n_steps=steps, rng=rng, mle=mle)
+    per_step = (res.run_time - res.init_time) / steps
+    total = t_pcd + res.init_time + per_step * PAPER_STEPS["gibbs_sba"]
+    print(f"\n30x30 grid, 10 groups, n = {n}, one replicate (Liu & Page 2013, Sec. 4.3, Fig. 6)")
+    print(f"  data generation (500 Gibbs sweeps, not timed below): {t_data:.1f} s")
+    print(
+        f"  PCD MLE: {t_pcd:.1f} s; Gibbs_SBA {steps} steps: {res.run_time:.1f} s "
+        f"({per_step:.2f} s/step)"
+    )
+    print(
+        f"  total at the paper's 100 steps: {total:.1f} s = {total / 60:.1f} min "
+        f"(target < 10 min; paper: 15,000-30,000 s, ratio {15000 / total:.0f}-"
+        f"{30000 / total:.0f}x)"
+    )
+    print(
+        f"  MAE: MLE {mean_absolute_error(theta, mle):.4f}, "
+        f"Gibbs_SBA {mean_absolute_error(theta, res.theta_mean):.4f}; "
+        f"groups (last step) {res.n_groups[-1]}"
+    )
+    return total
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ns", type=int, nargs="+", default=[100, 500, 1000])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--exactl-steps", type=int, default=100)
+    ap.add_argument("--mh-steps", type=int, default=20)
+    ap.add_argument("--skip-mh", action="store_true")
+    ap.add_argument("--sba-n", type=int, default=1000)
+    ap.add_argument("--sba-steps", type=int, default=100)
+    ap.add_argument("--skip-large", action="store_true")
+    ap.add_argument("--tree-steps", type=int, default=20)
+    args = ap.parse_args(argv)
+    bench_small_grid(args.ns, args.repeats, args.exactl_steps, args.mh_steps, args.skip_mh)
+    if args.tree_steps > 0:
+        bench_tree(1000, args.tree_steps)
+    if not args.skip_large:
+        bench_large_grid(args.sba_n, args.sba_steps)
+
+
+if __name__ == "__main__":
+    main()

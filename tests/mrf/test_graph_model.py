@@ -1,0 +1,119 @@
+"""Graph builders, colourings and input validation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bnstudy.mrf import (
+    BinaryPairwiseMRF,
+    binary_tree,
+    check_samples,
+    from_edges,
+    grid,
+    log_likelihood,
+    log_pseudo_likelihood,
+)
+
+
+@pytest.mark.parametrize(
+    ("graph", "p", "r"),
+    [
+        (binary_tree(12), 8191, 8190),
+        (binary_tree(0), 1, 0),
+        (grid(4, 4), 16, 24),
+        (grid(30, 30), 900, 1740),
+    ],
+)
+def test_builder_sizes(graph, p, r):
+    assert (graph.n_nodes, graph.n_edges) == (p, r)
+
+
+def test_tree_and_grid_structure():
+    tree = binary_tree(4)
+    assert tree.is_forest
+    assert not grid(3, 3).is_forest
+    assert grid(1, 5).is_forest
+    layout = tree.tree_layout
+    assert len(layout.levels) == 4
+    # every non-root node's parent edge joins it to its parent
+    nodes = np.flatnonzero(layout.parent >= 0)
+    e = tree.edges[layout.parent_edge[nodes]]
+    assert np.all(np.sort(e, axis=1) == np.sort(np.c_[nodes, layout.parent[nodes]], axis=1))
+
+
+@pytest.mark.parametrize("graph", [grid(4, 4), grid(30, 30), binary_tree(5)])
+def test_bipartite_graphs_get_a_checkerboard(graph):
+    colours = graph.colouring
+    assert len(colours) == 2
+    _check_proper(graph, colours)
+
+
+def test_greedy_colouring_is_proper():
+    rng = np.random.default_rng(0)
+    p = 40
+    pairs = np.array([(u, v) for u in range(p) for v in range(u + 1, p) if rng.random() < 0.2])
+    g = from_edges(p, pairs)
+    colours = g.colouring
+    assert len(colours) > 2
+    _check_proper(g, colours)
+
+
+def _check_proper(graph, colours):
+    label = np.empty(graph.n_nodes, dtype=int)
+    for k, nodes in enumerate(colours):
+        label[nodes] = k
+    assert sorted(np.concatenate(colours).tolist()) == list(range(graph.n_nodes))
+    assert np.all(label[graph.edges[:, 0]] != label[graph.edges[:, 1]])
+
+
+@pytest.mark.parametrize(
+    ("edges", "match"),
+    [
+        ([[0, 1], [2, 2]], "self-loop"),
+        ([[0, 1], [1, 5]], "unknown node"),
+        ([[0, 1], [-1, 2]], "unknown node"),
+        ([[0, 1], [1, 0]], "more than once"),
+        ([[0, 1, 2]], "shape"),
+    ],
+)
+def test_bad_graphs(edges, match):
+    with pytest.raises(ValueError, match=match):
+        from_edges(3, edges)
+
+
+@pytest.mark.parametrize("bad", [0.0, 1.0, 1.5, -0.2, np.nan])
+def test_theta_outside_open_interval(bad):
+    g = grid(2, 2)
+    theta = np.array([0.5, 0.5, 0.5, bad])
+    with pytest.raises(ValueError, match=r"theta\[3\].*outside the open interval"):
+        BinaryPairwiseMRF(g, theta)
+    with pytest.raises(ValueError, match="outside"):
+        log_pseudo_likelihood(g, theta, np.zeros((1, 4)))
+
+
+def test_theta_wrong_length():
+    with pytest.raises(ValueError, match="3 values but the graph has 4 edges"):
+        BinaryPairwiseMRF(grid(2, 2), [0.5, 0.5, 0.5])
+
+
+def test_samples_coding():
+    assert check_samples([[-1, 1], [1, -1]]).tolist() == [[0, 1], [1, 0]]
+    assert check_samples(np.array([[True, False]])).tolist() == [[1, 0]]
+    assert check_samples([[0.0, 1.0]]).dtype == np.int8
+
+
+@pytest.mark.parametrize(
+    ("X", "match"),
+    [
+        ([[0, 2, 1, 0]], r"\{0, 1\} or in \{-1, 1\}"),
+        ([[-1, 0, 1, 1]], r"found \[-1, 0, 1\]"),
+        ([[0.5, 1, 1, 0]], "found"),
+        ([[0, 1, 1]], "3 columns but the graph has 4 nodes"),
+        ([0, 1, 1, 0], "2-D"),
+    ],
+)
+def test_bad_samples(X, match):
+    g = grid(2, 2)
+    with pytest.raises(ValueError, match=match):
+        log_likelihood(g, np.full(4, 0.5), X)

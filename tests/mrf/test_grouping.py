@@ -1,0 +1,233 @@
+"""Dirichlet-process grouping samplers: exactness on tiny trees, recovery on small models."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.special import betaln, gammaln
+
+from bnstudy.mrf import (
+    agreement_counts,
+    binary_tree,
+    dp_gibbs_tree,
+    draw_grouped_parameters,
+    from_edges,
+    gibbs_exactl,
+    gibbs_sba,
+    grid,
+    initial_grouping,
+    kmeans_1d,
+    mean_absolute_error,
+    mh_auxvar,
+    oracle_mle,
+    pcd_mle,
+    sample,
+    sample_tree,
+    tree_mle,
+)
+from bnstudy.mrf.grouping import canonical_labels
+
+# ---------------------------------------------------------------- exact posterior on a tiny tree
+
+
+def _partitions(r: int) -> list[tuple[int, ...]]:
+    return [
+        lab
+        for lab in itertools.product(range(r), repeat=r)
+        if tuple(canonical_labels(np.array(lab))) == lab
+    ]
+
+
+def _exact_partition_posterior(S: np.ndarray, n: int, alpha: float = 1.0):
+    """P(c | X) on a tree: CRP prior times prod_k B(1 + T_k, 1 + n m_k - T_k)."""
+    parts = _partitions(S.size)
+    logp = []
+    for lab in parts:
+        lab = np.array(lab)
+        m = np.bincount(lab)
+        T = np.bincount(lab, weights=S)
+        logp.append(m.size * np.log(alpha) + gammaln(m).sum() + betaln(1 + T, 1 + n * m - T).sum())
+    logp = np.array(logp)
+    post = np.exp(logp - logp.max())
+    return parts, post / post.sum()
+
+
+def _frequencies(parts, groupings):
+    index = {p: i for i, p in enumerate(parts)}
+    f = np.zeros(len(parts))
+    for row in groupings:
+        f[index[tuple(row.tolist())]] += 1
+    return f / len(groupings)
+
+
+@pytest.fixture(scope="module")
+def star_data():
+    g = from_edges(4, [[0, 1], [0, 2], [0, 3]])
+    X = sample_tree(g, np.array([0.35, 0.5, 0.75]), 10, rng=np.random.default_rng(8))
+    S = agreement_counts(g, X).astype(float)
+    parts, post = _exact_partition_posterior(S, 10)
+    return g, X, parts, post
+
+
+def test_tree_gibbs_matches_exact_partition_posterior(star_data):
+    g, X, parts, post = star_data
+    res = dp_gibbs_tree(g, X, n_steps=6000, burn_in=100, rng=np.random.default_rng(0))
+    freq = _frequencies(parts, res.groupings[100:])
+    assert post.min() > 0.03  # the data leave every partition plausible
+    np.testing.assert_allclose(freq, post, atol=0.03)
+
+
+def test_gibbs_exactl_matches_exact_partition_posterior(star_data):
+    """Gibbs_ExactL (Algorithm 8 + exact likelihood by enumeration) on a tree: same posterior."""
+    g, X, parts, post = star_data
+    res = gibbs_exactl(
+        g, X, n_steps=2500, burn_in=100, rng=np.random.default_rng(1), mle=tree_mle(g, X)
+    )
+    freq = _frequencies(parts, res.groupings[100:])
+    np.testing.assert_allclose(freq, post, atol=0.04)
+
+
+# ---------------------------------------------------------------- tree: one true group
+
+
+def test_tree_gibbs_concentrates_on_one_group():
+    g = binary_tree(6)
+    rng = np.random.default_rng(2)
+    theta = np.full(g.n_edges, 0.8)
+    X = sample_tree(g, theta, 200, rng=rng)
+    res = dp_gibbs_tree(g, X, n_steps=200, burn_in=50, rng=rng)
+    after = res.n_groups[50:]
+    assert initial_grouping(tree_mle(g, X), 1.0, rng=rng)[1].size == 4  # K = floor(ln 126)
+    assert np.mean(after == 1) > 0.6
+    assert np.median(after) == 1
+    assert np.abs(res.theta_mean - 0.8).max() < 0.02
+    assert mean_absolute_error(theta, res.theta_mean) < mean_absolute_error(theta, tree_mle(g, X))
+
+
+# ---------------------------------------------------------------- 4x4 grid, two true groups
+
+
+@pytest.fixture(scope="module")
+def two_group_grid():
+    g = grid(4, 4)
+    rng = np.random.default_rng(100)
+    truth = rng.integers(0, 2, g.n_edges)
+    theta = np.array([0.3, 0.75])[truth]
+    X = sample(g, theta, 100, rng=rng)
+    mle = pcd_mle(g, X, rng=rng)
+    return g, theta, truth, X, mle
+
+
+def test_two_groups_mle_and_oracle(two_group_grid):
+    g, theta, truth, X, mle = two_group_grid
+    oracle = oracle_mle(g, X, truth, rng=np.random.default_rng(0))
+    assert mean_absolute_error(theta, oracle) < mean_absolute_error(theta, mle)
+
+
+@pytest.mark.parametrize(
+    ("sampler", "kwargs"),
+    [
+        (gibbs_exactl, {"n_steps": 60, "burn_in": 10}),
+        (gibbs_sba, {"n_steps": 60, "burn_in": 10}),
+        (gibbs_sba, {"n_steps": 60, "burn_in": 10, "phi_estimate": "pooled"}),
+        (mh_auxvar, {"n_steps": 25, "burn_in": 5, "n_phi_steps": 10, "particle_sweeps": 5}),
+        (
+            mh_auxvar,
+            {
+                "n_steps": 25,
+                "burn_in": 5,
+                "n_phi_steps": 10,
+                "particle_sweeps": 5,
+                "auxiliary": "exchange",
+            },
+        ),
+    ],
+    ids=["gibbs_exactl", "gibbs_sba", "gibbs_sba_pooled", "mh_auxvar", "mh_auxvar_exchange"],
+)
+def test_bayesian_estimators_beat_mle_on_small_n(two_group_grid, sampler, kwargs):
+    """4x4 grid, 2 true groups (0.3, 0.75), n = 100: each estimator's MAE is below the MLE's.
+
+    Found (this seed): MLE 0.029; Gibbs_ExactL, Gibbs_SBA, MH_AuxVar about 0.006-0.010. The
+    paper's MH ratio (``auxiliary="moller"``) accepts under ~2% of the moves of c, so its
+    grouping stays close to the K-means start (K = 3); that start already ties the two true
+    groups well enough to beat the MLE here.
+    """
+    g, theta, truth, X, mle = two_group_grid
+    res = sampler(g, X, rng=np.random.default_rng(5), mle=mle, **kwargs)
+    assert res.theta_samples.shape == (kwargs["n_steps"], g.n_edges)
+    assert mean_absolute_error(theta, res.theta_mean) < mean_absolute_error(theta, mle)
+
+
+# ---------------------------------------------------------------- result object and helpers
+
+
+def test_result_fields_and_determinism():
+    g = grid(3, 3)
+    rng = np.random.default_rng(3)
+    theta, _ = draw_grouped_parameters(g.n_edges, 3, rng=rng)
+    X = sample(g, theta, 80, rng=rng)
+    mle = pcd_mle(g, X, rng=rng, n_iter=200)
+    a = gibbs_sba(g, X, n_steps=12, burn_in=2, rng=np.random.default_rng(9), mle=mle)
+    b = gibbs_sba(g, X, n_steps=12, burn_in=2, rng=np.random.default_rng(9), mle=mle)
+    np.testing.assert_array_equal(a.groupings, b.groupings)
+    np.testing.assert_allclose(a.theta_mean, b.theta_mean)
+    assert a.method == "gibbs_sba" and a.n_steps == 12 and a.burn_in == 2
+    assert a.groupings.shape == (12, g.n_edges) and a.groupings.dtype == np.int32
+    np.testing.assert_array_equal(a.n_groups, a.groupings.max(axis=1) + 1)
+    np.testing.assert_allclose(a.theta_mean, a.theta_samples[2:].mean(axis=0))
+    assert a.run_time >= a.init_time >= 0
+    # each recorded theta is constant within a group
+    for row, lab in zip(a.theta_samples, a.groupings, strict=True):
+        for k in np.unique(lab):
+            assert np.unique(row[lab == k]).size == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"n_steps": 0}, "n_steps"),
+        ({"n_steps": 5, "burn_in": 5}, "burn_in"),
+        ({"n_steps": 5, "alpha0": 0.0}, "alpha0"),
+        ({"n_steps": 5, "phi_estimate": "mean"}, "phi_estimate"),
+        ({"n_steps": 5, "mle": np.full(12, 1.2)}, r"mle\[0\]"),
+    ],
+)
+def test_sampler_argument_errors(kwargs, match):
+    g = grid(3, 3)
+    X = np.zeros((5, 9), dtype=int)
+    with pytest.raises(ValueError, match=match):
+        gibbs_sba(g, X, rng=np.random.default_rng(0), **kwargs)
+
+
+def test_other_samplers_reject_bad_graphs():
+    with pytest.raises(ValueError, match="forest"):
+        dp_gibbs_tree(grid(2, 2), np.zeros((3, 4)), rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="limited to"):
+        gibbs_exactl(
+            grid(5, 5), np.zeros((3, 25)), rng=np.random.default_rng(0), mle=np.full(40, 0.5)
+        )
+    with pytest.raises(ValueError, match="auxiliary"):
+        mh_auxvar(grid(2, 2), np.zeros((3, 4)), rng=np.random.default_rng(0), auxiliary="x")
+
+
+def test_kmeans_1d_and_initial_k():
+    rng = np.random.default_rng(4)
+    x = np.r_[rng.normal(0.1, 0.01, 20), rng.normal(0.5, 0.01, 20), rng.normal(0.9, 0.01, 20)]
+    labels, centres = kmeans_1d(x, 3, rng=rng)
+    assert sorted(np.bincount(labels).tolist()) == [20, 20, 20]
+    np.testing.assert_allclose(np.sort(centres), [0.1, 0.5, 0.9], atol=0.01)
+    # K = floor(alpha0 ln r): 24 edges -> 3, 1740 -> 7, 8190 -> 9
+    for r, k in [(24, 3), (1740, 7), (8190, 9)]:
+        _, phi = initial_grouping(rng.random(r), 1.0, rng=rng)
+        assert phi.size == k
+    assert kmeans_1d(np.full(5, 0.3), 3, rng=rng)[1].size == 1
+    assert canonical_labels(np.array([4, 4, 1, 7])).tolist() == [0, 0, 1, 2]
+
+
+def test_draw_grouped_parameters():
+    theta, groups = draw_grouped_parameters(8190, 25, rng=np.random.default_rng(5))
+    assert theta.shape == groups.shape == (8190,)
+    assert np.unique(theta).size == np.unique(groups).size <= 25
+    assert np.all((theta > 0) & (theta < 1))
