@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
+from .conftest import run_snakemake as _run
+
 pytestmark = pytest.mark.workflow
 
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 TARGETS = ["all", "tan", "em", "mrf", "lsbn"]
 CONFIGS = ["config/config.yaml", "config/paper.yaml", "config/smoke.yaml"]
-
-
-def _run(args, cwd, mirror, timeout=900):
-    env = {**os.environ, "BNSTUDY_DATA_MIRROR": str(mirror), "CI": "true"}
-    return subprocess.run(
-        [SNAKEMAKE, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
-    )
 
 
 def test_lint_is_clean(repo_root, mirror):
@@ -44,21 +32,6 @@ def test_bad_config_key_fails_naming_it(repo_root, mirror, tmp_path):
     result = _run(["-n", "--configfile", str(bad)], repo_root, mirror)
     assert result.returncode != 0
     assert "n_replicate" in result.stdout + result.stderr
-
-
-@pytest.fixture(scope="module")
-def smoke_run(repo_root, mirror, tmp_path_factory):
-    """The whole DAG on config/smoke.yaml in a fresh directory, then the HTML report."""
-    workdir = tmp_path_factory.mktemp("smoke")
-    for item in ("Snakefile", "workflow", "config", "envs"):
-        src = repo_root / item
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, workdir / item)
-    args = ["--cores", "2", "--configfile", "config/smoke.yaml"]
-    run = _run(args, workdir, mirror)
-    assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-5000:]
-    report = _run([*args, "--report", "reports/report.html"], workdir, mirror)
-    assert report.returncode == 0, report.stdout[-5000:] + report.stderr[-5000:]
-    return workdir
 
 
 @pytest.mark.slow
