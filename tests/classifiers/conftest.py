@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from bnstudy.data.readers import ClassificationSplit
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """Tiny models: one intra-op thread avoids OpenMP wake-up costs on a loaded machine."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)
 
 
 def sample_tan(

@@ -144,3 +144,26 @@ def test_bad_inputs_raise_value_errors() -> None:
         BNClassifier(N_STATES, 3, np.array([[-1], [1], [0], [-1], [0]]))
     with pytest.raises(ValueError, match="n_classes"):
         BNClassifier(N_STATES, 1, np.full((5, 1), -1))
+
+
+def test_straight_through_fast_path_matches_general_path() -> None:
+    """Training forward (chosen tables only + weight-gradient product) == generic Eq. (9)."""
+    x, y = _data(40, seed=5)
+    cands = [
+        candidate_parents("all", 5),
+        candidate_parents("pseudo", 5, K=2, rng=np.random.default_rng(3)),
+    ]
+    grads = []
+    for fast in (True, False):
+        model = BNClassifier(N_STATES, 3, cands, dtype=torch.float64, generators=_gens(2))
+        u = torch.rand(model.phi.shape, generator=_gens(1)[0], dtype=torch.float64)
+        one_hot = straight_through_gumbel_softmax(model.phi, u, tau=2.0)
+        xt = torch.as_tensor(x).unsqueeze(0).expand(2, -1, -1)
+        if fast:
+            lj = model._log_joint_straight_through(xt, one_hot)
+        else:
+            lj = model._log_joint(xt, one_hot)
+        hybrid_loss(lj, torch.as_tensor(y).expand(2, -1), 5.0, 1.0, 10.0).sum().backward()
+        grads.append((lj.detach(), model.theta.grad, model.class_logits.grad, model.phi.grad))
+    for fast, slow in zip(*grads, strict=True):
+        torch.testing.assert_close(fast, slow, atol=1e-10, rtol=1e-10)

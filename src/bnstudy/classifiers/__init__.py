@@ -43,6 +43,7 @@ from bnstudy.classifiers.structures import (
     random_tan_parents,
 )
 from bnstudy.classifiers.training import (
+    KerasAdam,
     StackedAdam,
     TrainResult,
     learning_rate_schedule,
@@ -56,6 +57,7 @@ __all__ = [
     "BNClassifier",
     "CANDIDATE_KINDS",
     "HEURISTIC_ORDERINGS",
+    "KerasAdam",
     "MODELS",
     "PAD",
     "StackedAdam",
