@@ -1,13 +1,229 @@
 # Paper `tan`: Roth & Pernkopf (2020), differentiable TAN structure learning.
-# For now the target prepares the paper's datasets and conditional-MI graphs; the experiments follow.
+#
+# results/tan/mi/<dataset>.npz                             conditional-MI graphs we compute (mnist)
+# results/tan/<dataset>/<model>/fold=<k>/<protocol>.csv    one row per hyperparameter setting
+# results/tan/recover_chow_liu/<dataset>.csv               lambda = 0 runs from every root
+# reports/tan/tables, reports/tan/figures                  Table 1, claims, Figures 2-3
+
+
+# I(Xi;Xj|C) per fold of a dataset we prepared ourselves (the authors' bnc_* ship theirs).
+rule compute_mi_graph:
+    input:
+        dataset=prepared_dataset("{dataset}"),
+    output:
+        mi="results/tan/mi/{dataset}.npz",
+    log:
+        "logs/compute_mi_graph/{dataset}.log",
+    benchmark:
+        "benchmarks/results/compute_mi_graph/{dataset}.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+    message:
+        "Conditional mutual-information graphs of {wildcards.dataset}"
+    script:
+        "../scripts/compute_mi_graph.py"
+
+
+# Our MNIST MI graph against the authors' (their mnist.npz is not public, their MI graph is).
+rule compare_mi_graphs:
+    input:
+        ours="results/tan/mi/mnist.npz",
+        authors=raw_path("bnc/mnist_mi.npz"),
+    output:
+        csv=report(
+            table("tan", "mnist_mi_agreement")["csv"],
+            caption="../report/tan_mnist_mi.rst",
+            category="tan: differentiable TAN",
+            labels={"table": "MNIST MI graph"},
+        ),
+        md=table("tan", "mnist_mi_agreement")["md"],
+    log:
+        "logs/compare_mi_graphs.log",
+    benchmark:
+        "benchmarks/results/compare_mi_graphs.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    message:
+        "Comparing our MNIST MI graph with the authors'"
+    script:
+        "../scripts/compare_mi_graphs.py"
+
+
+# Every setting of one model on one fold: batched over settings on the CPU or a GPU.
+rule train_tan:
+    input:
+        unpack(tan_train_inputs),
+    output:
+        runs="results/tan/{dataset}/{model}/fold={fold}/{protocol}.csv",
+    log:
+        "logs/train_tan/{dataset}/{model}/fold={fold}/{protocol}.log",
+    benchmark:
+        "benchmarks/results/train_tan/{dataset}/{model}/fold={fold}/{protocol}.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+    params:
+        grid=lambda wildcards: config["tan"]["models"][wildcards.model],
+        hparams=lambda wildcards: tan_hparams(wildcards.model),
+        settings=lambda wildcards: tan_settings(wildcards.dataset),
+        seed=lambda wildcards: seed_for(
+            "train_tan",
+            wildcards.dataset,
+            wildcards.model,
+            wildcards.fold,
+            wildcards.protocol,
+        ),
+    message:
+        "TAN study: {wildcards.model} on {wildcards.dataset}, fold {wildcards.fold} ({wildcards.protocol})"
+    script:
+        "../scripts/train_tan.py"
+
+
+# Chow-Liu recovery with the generative loss (lambda = 0), the Chow-Liu ordering, every root.
+rule recover_chow_liu:
+    input:
+        dataset=prepared_dataset("{dataset}"),
+        mi=lambda wildcards: tan_mi_input(wildcards.dataset),
+    output:
+        runs="results/tan/recover_chow_liu/{dataset}.csv",
+    log:
+        "logs/recover_chow_liu/{dataset}.log",
+    benchmark:
+        "benchmarks/results/recover_chow_liu/{dataset}.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+    params:
+        roots=config["tan"]["recover_chow_liu"]["roots"],
+        learning_rates=config["tan"]["recover_chow_liu"]["learning_rates"],
+        epochs=config["tan"]["recover_chow_liu"]["epochs"],
+        batch_size=lambda wildcards: config["tan"]["batch_size"][wildcards.dataset],
+        max_train=config["tan"]["max_train_samples"],
+        seed=lambda wildcards: seed_for("recover_chow_liu", wildcards.dataset),
+    message:
+        "Chow-Liu recovery on {wildcards.dataset}"
+    script:
+        "../scripts/recover_chow_liu.py"
+
+
+# Table 1 (best by test error, as the paper, and by validation error), settings, claims.
+rule make_table_tan:
+    input:
+        runs=tan_runs(),
+        published="workflow/published/tan_table1.tsv",
+    output:
+        runs="results/tan/runs.csv",
+        csv=report(
+            table("tan", "table1")["csv"],
+            caption="../report/tan_table1.rst",
+            category="tan: differentiable TAN",
+            labels={"table": "Table 1"},
+        ),
+        md=table("tan", "table1")["md"],
+        selected_csv=table("tan", "selected_settings")["csv"],
+        selected_md=table("tan", "selected_settings")["md"],
+        claims_csv=report(
+            table("tan", "claims")["csv"],
+            caption="../report/tan_claims.rst",
+            category="tan: differentiable TAN",
+            labels={"table": "claims"},
+        ),
+        claims_md=table("tan", "claims")["md"],
+    log:
+        "logs/make_table_tan.log",
+    benchmark:
+        "benchmarks/results/make_table_tan.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        datasets=config["tan"]["datasets"],
+    message:
+        "Table 1 of the TAN paper"
+    script:
+        "../scripts/make_table_tan.py"
+
+
+# Chow-Liu recovery table.
+rule make_table_tan_recovery:
+    input:
+        runs=expand(
+            "results/tan/recover_chow_liu/{dataset}.csv",
+            dataset=config["tan"]["recover_chow_liu"]["datasets"],
+        ),
+    output:
+        csv=report(
+            table("tan", "chow_liu_recovery")["csv"],
+            caption="../report/tan_recovery.rst",
+            category="tan: differentiable TAN",
+            labels={"table": "Chow-Liu recovery"},
+        ),
+        md=table("tan", "chow_liu_recovery")["md"],
+    log:
+        "logs/make_table_tan_recovery.log",
+    benchmark:
+        "benchmarks/results/make_table_tan_recovery.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+    message:
+        "Chow-Liu recovery table"
+    script:
+        "../scripts/make_table_tan_recovery.py"
+
+
+# Figures 2 and 3.
+rule plot_tan_figures:
+    input:
+        runs="results/tan/runs.csv",
+    output:
+        fig2=report(
+            "reports/tan/figures/fig2_runs.png",
+            caption="../report/tan_fig2.rst",
+            category="tan: differentiable TAN",
+            labels={"figure": "Figure 2"},
+        ),
+        fig3=report(
+            "reports/tan/figures/fig3_settings.png",
+            caption="../report/tan_fig3.rst",
+            category="tan: differentiable TAN",
+            labels={"figure": "Figure 3"},
+        ),
+    log:
+        "logs/plot_tan_figures.log",
+    benchmark:
+        "benchmarks/results/plot_tan_figures.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        datasets=config["tan"]["datasets"],
+        seed=seed_for("plot_tan_figures"),
+    message:
+        "Figures 2 and 3 of the TAN paper"
+    script:
+        "../scripts/plot_tan_figures.py"
 
 
 rule tan:
     input:
-        datasets=[prepared_dataset(name) for name in config["tan"]["datasets"]],
-        mi_graphs=[
-            raw_path(path)
-            for name in config["tan"]["mi_graphs"]
-            for path in DATASETS[name].files
-            if path.endswith("_mi.npz")
-        ],
+        rules.make_table_tan.output,
+        rules.make_table_tan_recovery.output,
+        rules.plot_tan_figures.output,
+        tan_mi_comparison(),

@@ -1,0 +1,57 @@
+"""Table 1 of Roth & Pernkopf (2020), the settings each selection chose, and the paper's claims.
+
+Outputs: ``reports/tan/tables/{table1,selected_settings,claims}.{csv,md}`` and the tidy
+``results/tan/runs.csv`` (one row per dataset, model, setting, fold and protocol).
+"""
+
+import logging
+
+import pandas as pd
+
+from bnstudy.classifiers.protocol import paper_claims, select_settings, table1
+from bnstudy.logs import configure_logging
+from bnstudy.report import write_table
+from bnstudy.utils import atomic_path
+
+logger = logging.getLogger(__name__)
+
+
+def main(run_files, published, datasets, out) -> None:
+    runs = pd.concat([pd.read_csv(f) for f in run_files], ignore_index=True)
+    with atomic_path(out["runs"]) as tmp:
+        runs.to_csv(tmp, index=False)
+    selected = select_settings(runs)
+    paper = pd.read_csv(published, sep="\t", comment="#")
+    write_table(
+        table1(selected, datasets, paper),
+        out["csv"],
+        out["md"],
+        title="Table 1: test error [%], best setting by test error (the paper's) and by validation",
+        digits=2,
+    )
+    write_table(
+        selected, out["selected_csv"], out["selected_md"], title="Selected settings", digits=4
+    )
+    claims = paper_claims(selected, runs)
+    write_table(
+        claims,
+        out["claims_csv"],
+        out["claims_md"],
+        title="Roth & Pernkopf (2020): claims on our runs",
+    )
+    logger.info(
+        "Table 1 from %d runs; %d of %d claims agree",
+        len(runs),
+        claims["agrees"].sum(),
+        len(claims),
+    )
+
+
+if __name__ == "__main__":
+    configure_logging(snakemake.log[0])
+    main(
+        list(snakemake.input.runs),
+        snakemake.input.published,
+        snakemake.params.datasets,
+        snakemake.output,
+    )

@@ -1,0 +1,99 @@
+"""Train every setting of one model of the TAN study on one fold, under one protocol.
+
+Protocol ``test`` trains on the full training split and records the test error; ``validation``
+trains on a stratified part of it and records the error on the held-out rest (for honest model
+selection). Output: ``results/tan/<dataset>/<model>/fold=<k>/<protocol>.csv``, one row per setting.
+"""
+
+import json
+import logging
+
+import numpy as np
+import pandas as pd
+import torch
+
+from bnstudy.classifiers.experiments import run_tan_experiments
+from bnstudy.classifiers.protocol import (
+    expand_grid,
+    load_mi_graphs,
+    spec_id,
+    subsample_training,
+    validation_split,
+)
+from bnstudy.data.prepared import load_prepared
+from bnstudy.logs import configure_logging
+from bnstudy.utils import atomic_path, derive_seed, provenance
+
+logger = logging.getLogger(__name__)
+
+
+def main(inp, dest, *, dataset, model, fold, protocol, grid, hparams, settings, seed, threads):
+    torch.set_num_threads(threads)
+    ds = load_prepared(inp["dataset"])
+    split, n_states = ds.folds[fold], ds.n_states[fold]
+    if settings["max_train_samples"]:
+        split = subsample_training(
+            split, settings["max_train_samples"], np.random.default_rng([seed, 1])
+        )
+    if protocol == "validation":
+        split = validation_split(
+            split, settings["validation_fraction"], np.random.default_rng(seed)
+        )
+    mi = load_mi_graphs(inp["mi"])[fold] if "mi" in inp.keys() else None
+    table = pd.read_csv(hparams) if hparams else None
+    specs = expand_grid(model, grid, table, settings["learning_rates"])
+    results = run_tan_experiments(
+        specs,
+        split,
+        n_states,
+        ds.n_classes,
+        mi_graph=mi,
+        image_shape=ds.image_shape,
+        seed=[derive_seed(seed, spec_id(s)) for s in specs],
+        device="cuda" if torch.cuda.is_available() else "cpu",
+        n_epochs=settings["epochs"],
+        batch_size=settings["batch_size"],
+    )
+    rows = [
+        {
+            **spec,
+            "spec": spec_id(spec),
+            "fold": fold,
+            "protocol": protocol,
+            "error": res["test_error"],
+            "train_error": res["train_error"],
+            "seconds": res["seconds"],
+            "epochs": res["epochs"],
+            "parents": json.dumps(list(map(int, res["parents"]))),
+        }
+        for spec, res in zip(specs, results, strict=True)
+    ]
+    frame = pd.DataFrame(rows).assign(dataset=dataset, **provenance(seed))
+    with atomic_path(dest) as tmp:
+        frame.to_csv(tmp, index=False)
+    logger.info(
+        "%s %s fold %d (%s): %d settings, best error %.4f",
+        dataset,
+        model,
+        fold,
+        protocol,
+        len(rows),
+        frame["error"].min(),
+    )
+
+
+if __name__ == "__main__":
+    configure_logging(snakemake.log[0])
+    main(
+        snakemake.input,
+        snakemake.output.runs,
+        dataset=snakemake.wildcards.dataset,
+        model=snakemake.wildcards.model,
+        fold=int(snakemake.wildcards.fold),
+        protocol=snakemake.wildcards.protocol,
+        grid=snakemake.params.grid,
+        hparams=snakemake.params.hparams,
+        settings=snakemake.params.settings,
+        seed=snakemake.params.seed,
+        threads=snakemake.threads,
+    )
