@@ -43,8 +43,14 @@ wildcard_constraints:
     observables=r"O_C|O_P|O_T",
     sharing=r"none|SB",
     h=r"[1-9][0-9]*",
+    model=r"nb_ml|chow_liu_ml|nb|tan_random|chow_liu|tan_subset|tan_all|tan_heuristic|pseudo_tan",
+    fold=r"[0-9]+",
+    protocol=r"test|validation",
     n=r"[1-9][0-9]*",
     rep=r"[0-9]+",
+    simulation=r"tree|small_grid|large_grid",
+    estimator=r"mle|oracle|dp_gibbs_tree|gibbs_exactl|mh_auxvar|gibbs_sba",
+    session=r"1|2",
 
 
 def seed_for(*keys):
@@ -165,3 +171,135 @@ def em_mini_adapt_runs(name="trials.csv"):
         sharing=["none", "SB"],
         name=name,
     )
+
+
+# Paper mrf ------------------------------------------------------------------------------
+
+MRF_SIMULATIONS = ("tree", "small_grid", "large_grid")
+# Samplers that start from the grouping-blind MLE (Liu & Page 2013, Algorithms 1-2, line 1).
+MRF_FROM_MLE = ("gibbs_exactl", "mh_auxvar", "gibbs_sba")
+
+
+def mrf_graph(simulation):
+    """The size of a simulation's graph: a binary tree's height or a square grid's side."""
+    cfg = config["mrf"][simulation]
+    return {"height": cfg["height"]} if "height" in cfg else {"side": cfg["side"]}
+
+
+def mrf_gibbs_sweeps(simulation):
+    """Gibbs sweeps per sample where a simulation's data cannot be drawn exactly."""
+    return config["mrf"][simulation].get("gibbs_sweeps", 0)
+
+
+def mrf_common():
+    """What every MRF estimator shares: alpha0, the burn-in fraction and the PCD settings."""
+    return {k: config["mrf"][k] for k in ("alpha0", "burn_in_fraction", "pcd")}
+
+
+def mrf_settings(block, estimator):
+    """A sampler's settings, config["mrf"][block][estimator]; none for the MLEs."""
+    return dict(config["mrf"][block].get(estimator, {}))
+
+
+def mrf_simulation_runs():
+    """Per-run metrics of every simulation, estimator, training size and replicate."""
+    return [
+        f"results/mrf/{simulation}/{estimator}/n={n}/rep={rep}/metrics.csv"
+        for simulation in MRF_SIMULATIONS
+        for estimator in config["mrf"][simulation]["estimators"]
+        for n in config["mrf"][simulation]["sample_sizes"]
+        for rep in range(config["mrf"][simulation]["replicates"])
+    ]
+
+
+def mrf_fit_inputs(wildcards):
+    """The replicate's data, and the grouping-blind MLE a sampler starts from."""
+    root = f"results/mrf/{wildcards.simulation}"
+    inputs = {"data": f"{root}/rep={wildcards.rep}/data.npz"}
+    if wildcards.estimator in MRF_FROM_MLE:
+        inputs["mle"] = f"{root}/mle/n={wildcards.n}/rep={wildcards.rep}/estimate.npz"
+    return inputs
+
+
+def mrf_senate_runs():
+    return expand(
+        "results/mrf/senate/train={session}/{estimator}/metrics.csv",
+        session=[1, 2],
+        estimator=["mle", "gibbs_sba"],
+    )
+
+
+def mrf_senate_inputs(wildcards):
+    """The Senate votes, the training session's graph, and the MLE Gibbs_SBA starts from."""
+    inputs = {
+        "senate": prepared_dataset("senate"),
+        "graph": f"results/mrf/senate/train={wildcards.session}/graph.npz",
+    }
+    if wildcards.estimator in MRF_FROM_MLE:
+        inputs["mle"] = f"results/mrf/senate/train={wildcards.session}/mle/estimate.npz"
+    return inputs
+
+
+# Paper tan -----------------------------------------------------------------------------
+
+
+def tan_mi_input(dataset):
+    """The conditional-MI graphs of a dataset: the authors' for bnc_*, else ours."""
+    if dataset.startswith("bnc_"):
+        return raw_path(f"bnc/{dataset.removeprefix('bnc_')}_mi.npz")
+    return f"results/tan/mi/{dataset}.npz"
+
+
+def tan_hparams(model):
+    """The authors' random hyperparameter draws a model uses (set A or B), or None."""
+    which = config["tan"]["models"][model].get("hparams")
+    return f"workflow/published/tan_hparams_set{which}.csv" if which else None
+
+
+def tan_train_inputs(wildcards):
+    inputs = {"dataset": prepared_dataset(wildcards.dataset)}
+    if wildcards.model in ("chow_liu", "chow_liu_ml"):
+        inputs["mi"] = tan_mi_input(wildcards.dataset)
+    hparams = tan_hparams(wildcards.model)
+    if hparams:
+        inputs["hparams"] = hparams
+    return inputs
+
+
+def tan_settings(dataset):
+    cfg = config["tan"]
+    return {
+        "epochs": cfg["epochs"],
+        "batch_size": cfg["batch_size"][dataset],
+        "learning_rates": cfg["learning_rates"],
+        "validation_fraction": cfg["validation_fraction"],
+        "max_train_samples": cfg["max_train_samples"],
+    }
+
+
+def tan_folds(dataset):
+    """Fold indices trained: all of the dataset's (satimage has 5), at most tan.max_folds."""
+    n = 5 if dataset == "bnc_satimage" else 1
+    return list(range(min(n, config["tan"]["max_folds"])))
+
+
+def tan_runs():
+    """Every (dataset, model, fold, protocol) run of the configured grid."""
+    runs = []
+    for model, grid in config["tan"]["models"].items():
+        protocols = ["test"] if model.endswith("_ml") else ["test", "validation"]
+        for dataset in grid["datasets"]:
+            if dataset not in config["tan"]["datasets"]:
+                continue
+            for fold in tan_folds(dataset):
+                runs += [
+                    f"results/tan/{dataset}/{model}/fold={fold}/{protocol}.csv"
+                    for protocol in protocols
+                ]
+    return runs
+
+
+def tan_mi_comparison():
+    if "mnist" in config["tan"]["datasets"]:
+        return list(table("tan", "mnist_mi_agreement").values())
+    return []

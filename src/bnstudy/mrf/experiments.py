@@ -1,0 +1,531 @@
+"""The experiments of Liu & Page (2013): simulated replicates, the estimators, and their metrics.
+
+One *replicate* of a simulation (Secs. 4.1-4.3) is a graph, a ground truth drawn with
+:func:`~bnstudy.mrf.grouping.draw_grouped_parameters` (group values from ``Unif(0, 1)``, each edge in
+a random group), a test set and a training set. The training sets of the sample sizes ``n`` are
+nested: the first ``n`` rows of one draw of ``max(n)`` samples (the paper does not say whether its
+sets were nested; nesting makes the curves against ``n`` less noisy).
+
+Estimators (the paper's names in brackets):
+
+``mle`` [grouping-blind MLE]
+    Closed form on a tree, PCD otherwise (:func:`~bnstudy.mrf.mle.pcd_mle`).
+``oracle`` [oracle MLE]
+    The MLE with parameters tied by the true grouping (:func:`~bnstudy.mrf.mle.oracle_mle`).
+``dp_gibbs_tree`` [Bayesian, Sec. 4.1]
+    The exact collapsed Gibbs sampler of trees (:func:`~bnstudy.mrf.grouping.dp_gibbs_tree`).
+``gibbs_exactl``, ``mh_auxvar``, ``gibbs_sba`` [Gibbs_ExactL, MH_AuxVar, Gibbs_SBA, Sec. 4.2-4.3]
+    :func:`~bnstudy.mrf.grouping.gibbs_exactl`, :func:`~bnstudy.mrf.grouping.mh_auxvar`,
+    :func:`~bnstudy.mrf.grouping.gibbs_sba`, each started from the grouping-blind MLE ``theta~``
+    (Algorithms 1-2, line 1), which the caller passes in so that PCD runs once per data set.
+
+Metrics (Sec. 4): mean absolute error of ``theta``, the test log-likelihood (exact on trees and on
+graphs small enough to enumerate, the log pseudo-likelihood otherwise), the VI difference of the
+sampled groupings, the number of groups and the run time.
+
+References
+----------
+.. [1] J. Liu and D. Page, "Bayesian Estimation of Latently-grouped Parameters in Undirected
+   Graphical Models", NIPS 2013, Secs. 4 and 5.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bnstudy.mrf.exact import log_likelihood
+from bnstudy.mrf.graph import PairwiseGraph, binary_tree, from_edges, grid
+from bnstudy.mrf.grouping import (
+    GroupingResult,
+    dp_gibbs_tree,
+    draw_grouped_parameters,
+    gibbs_exactl,
+    gibbs_sba,
+    mh_auxvar,
+)
+from bnstudy.mrf.metrics import mean_absolute_error, vi_difference
+from bnstudy.mrf.mle import oracle_mle, pcd_mle, tree_mle
+from bnstudy.mrf.model import check_samples, log_pseudo_likelihood
+from bnstudy.mrf.sampling import AUTO_ENUMERATION_NODES, sample
+from bnstudy.mrf.senate import neighbourhood_selection_graph
+from bnstudy.utils import save_npz
+
+__all__ = [
+    "BAYESIAN_ESTIMATORS",
+    "ESTIMATORS",
+    "Fit",
+    "SimulatedReplicate",
+    "fit_estimator",
+    "learn_senate_graph",
+    "load_graph",
+    "load_replicate",
+    "run_senate_fit",
+    "run_simulation_fit",
+    "save_graph",
+    "save_replicate",
+    "simulate_replicate",
+    "simulation_graph",
+    "heldout_log_likelihood",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Every estimator of the paper, in the order of its figures' legends.
+ESTIMATORS = ("mle", "oracle", "dp_gibbs_tree", "gibbs_exactl", "gibbs_sba", "mh_auxvar")
+#: The Dirichlet-process (grouping-aware) estimators.
+BAYESIAN_ESTIMATORS = ("dp_gibbs_tree", "gibbs_exactl", "gibbs_sba", "mh_auxvar")
+#: Estimators that start from the grouping-blind MLE ``theta~`` (Algorithms 1-2, line 1).
+NEEDS_MLE = ("gibbs_exactl", "gibbs_sba", "mh_auxvar")
+#: PCD hyperparameters of :class:`~bnstudy.mrf.mle.PersistentContrastiveDivergence` read from ``pcd``.
+_PCD_KEYS = ("n_iter", "n_particles", "learning_rate")
+
+PathLike = str | os.PathLike
+
+
+def simulation_graph(*, height: int | None = None, side: int | None = None) -> PairwiseGraph:
+    """The graph of a simulation: a perfect binary tree of ``height``, or a ``side x side`` grid.
+
+    Examples
+    --------
+    >>> simulation_graph(height=12).n_edges, simulation_graph(side=4).n_edges
+    (8190, 24)
+    """
+    if (height is None) == (side is None):
+        raise ValueError(f"give exactly one of height and side, got height={height}, side={side}")
+    return binary_tree(int(height)) if height is not None else grid(int(side), int(side))
+
+
+# --------------------------------------------------------------------------------------------
+# replicates
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SimulatedReplicate:
+    """The ground truth and the data of one replicate.
+
+    Attributes
+    ----------
+    theta : ndarray of float, shape (E,)
+        True parameters.
+    groups : ndarray of int, shape (E,)
+        True group of each edge.
+    n_groups : int
+        Number of groups drawn (some may be empty).
+    train : ndarray of int8, shape (n_max, p)
+        Training samples; the set of size ``n`` is ``train[:n]``.
+    test : ndarray of int8, shape (n_test, p)
+    """
+
+    theta: np.ndarray
+    groups: np.ndarray
+    n_groups: int
+    train: np.ndarray
+    test: np.ndarray
+
+    def training_set(self, n: int) -> np.ndarray:
+        """The first ``n`` training rows (ValueError if the replicate has fewer)."""
+        if not 1 <= int(n) <= self.train.shape[0]:
+            raise ValueError(
+                f"training size {n} not available: the replicate holds {self.train.shape[0]} rows"
+            )
+        return self.train[: int(n)]
+
+
+def simulate_replicate(
+    graph: PairwiseGraph,
+    *,
+    n_groups: int,
+    n_train: int,
+    n_test: int,
+    rng: np.random.Generator,
+    gibbs_sweeps: int = 1000,
+) -> SimulatedReplicate:
+    """Draw a ground truth and ``n_train + n_test`` samples from it.
+
+    Samples are exact on trees and on graphs of at most 20 nodes, and otherwise the final states of
+    independent blocked-Gibbs chains run for ``gibbs_sweeps`` sweeps
+    (:func:`~bnstudy.mrf.sampling.sample`; the paper does not say how it sampled the 30x30 grid).
+
+    Parameters
+    ----------
+    graph : PairwiseGraph
+    n_groups : int
+        True number of groups (25 on the tree, 5 and 10 on the grids).
+    n_train, n_test : int
+        Largest training size, and the test size (1,000 in the paper).
+    rng : numpy.random.Generator
+    gibbs_sweeps : int, default 1000
+
+    Returns
+    -------
+    SimulatedReplicate
+
+    References
+    ----------
+    .. [1] Liu & Page (2013), Secs. 4.1-4.3.
+    """
+    if int(n_train) < 1 or int(n_test) < 1:
+        raise ValueError(f"n_train and n_test must be >= 1, got {n_train}, {n_test}")
+    theta, groups = draw_grouped_parameters(graph.n_edges, int(n_groups), rng=rng)
+    X = sample(graph, theta, int(n_train) + int(n_test), rng=rng, n_sweeps=int(gibbs_sweeps))
+    return SimulatedReplicate(theta, groups, int(n_groups), X[: int(n_train)], X[int(n_train) :])
+
+
+def save_replicate(dest: PathLike, replicate: SimulatedReplicate, **meta: Any) -> None:
+    """Write a replicate (and scalar metadata such as the seed) to one ``.npz`` atomically."""
+    save_npz(
+        dest,
+        theta=replicate.theta,
+        groups=replicate.groups,
+        n_groups=np.array(replicate.n_groups),
+        train=replicate.train,
+        test=replicate.test,
+        **{k: np.asarray(v) for k, v in meta.items()},
+    )
+
+
+def load_replicate(path: PathLike) -> SimulatedReplicate:
+    """Read what :func:`save_replicate` wrote."""
+    with np.load(path, allow_pickle=False) as npz:
+        try:
+            return SimulatedReplicate(
+                theta=npz["theta"],
+                groups=npz["groups"],
+                n_groups=int(npz["n_groups"]),
+                train=npz["train"],
+                test=npz["test"],
+            )
+        except KeyError as err:
+            raise ValueError(f"{path}: not a simulated replicate, missing key {err}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# estimators
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Fit:
+    """One estimator's output.
+
+    Attributes
+    ----------
+    estimator : str
+    theta : ndarray of float, shape (E,)
+        The estimate (posterior mean for the Bayesian estimators).
+    seconds : float
+        Wall time of the estimator itself; for the samplers :attr:`GroupingResult.run_time`
+        (K-means start and MCMC, not the grouping-blind MLE that is passed in).
+    result : GroupingResult or None
+        The sampler's full output (None for ``mle`` and ``oracle``).
+    """
+
+    estimator: str
+    theta: np.ndarray
+    seconds: float
+    result: GroupingResult | None = None
+
+
+def fit_estimator(
+    estimator: str,
+    graph: PairwiseGraph,
+    X: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    settings: Mapping[str, Any] | None = None,
+    pcd: Mapping[str, Any] | None = None,
+    alpha0: float = 1.0,
+    burn_in_fraction: float = 0.0,
+    groups: np.ndarray | None = None,
+    mle: np.ndarray | None = None,
+) -> Fit:
+    """Run one of :data:`ESTIMATORS` on training samples ``X``.
+
+    Parameters
+    ----------
+    estimator : str
+        One of :data:`ESTIMATORS`.
+    graph : PairwiseGraph
+    X : array_like, shape (n, p)
+        Training samples over ``{0, 1}`` or ``{-1, 1}``.
+    rng : numpy.random.Generator
+    settings : mapping, optional
+        Keyword arguments of the sampler (``n_steps``; for ``mh_auxvar`` also ``n_proposals``,
+        ``sigma_q``, ``n_phi_steps``, ``particle_sweeps``, ``auxiliary``). Unused by ``mle`` and
+        ``oracle``.
+    pcd : mapping, optional
+        PCD settings: ``n_iter``, ``n_particles``, ``learning_rate`` (grouping-blind and oracle
+        MLE, and the samplers' tied refits) and ``step_iter`` (PCD iterations of the tied refit in
+        each ``gibbs_sba`` / ``mh_auxvar`` step). Missing keys take the library defaults.
+    alpha0 : float, default 1.0
+        DP concentration (the paper's 1.0).
+    burn_in_fraction : float, default 0.0
+        Fraction of the MCMC steps left out of the posterior mean (the paper averages all).
+    groups : array_like of int, shape (E,), optional
+        The true grouping; required by ``oracle``.
+    mle : array_like of float, shape (E,), optional
+        The grouping-blind MLE ``theta~`` for ``gibbs_exactl``, ``gibbs_sba`` and ``mh_auxvar``
+        (computed by PCD when omitted).
+
+    Returns
+    -------
+    Fit
+
+    Raises
+    ------
+    ValueError
+        On an unknown estimator, ``oracle`` without ``groups``, or a burn-in fraction outside
+        ``[0, 1)``.
+    """
+    if estimator not in ESTIMATORS:
+        raise ValueError(f"unknown estimator {estimator!r}; known: {', '.join(ESTIMATORS)}")
+    if not 0.0 <= float(burn_in_fraction) < 1.0:
+        raise ValueError(f"burn_in_fraction must be in [0, 1), got {burn_in_fraction}")
+    pcd = dict(pcd or {})
+    pcd_params = {k: pcd[k] for k in _PCD_KEYS if k in pcd}
+    settings = dict(settings or {})
+    start = time.perf_counter()
+    if estimator == "mle":
+        if graph.is_forest:
+            theta = tree_mle(graph, X)
+        else:
+            theta = pcd_mle(graph, X, rng=rng, **pcd_params)
+        return Fit(estimator, theta, time.perf_counter() - start)
+    if estimator == "oracle":
+        if groups is None:
+            raise ValueError("the oracle MLE needs the true groups")
+        theta = oracle_mle(graph, X, np.asarray(groups), rng=rng, **pcd_params)
+        return Fit(estimator, theta, time.perf_counter() - start)
+
+    n_steps = int(settings.pop("n_steps"))
+    common = {
+        "n_steps": n_steps,
+        "burn_in": int(math.floor(float(burn_in_fraction) * n_steps)),
+        "rng": rng,
+        "alpha0": float(alpha0),
+    }
+    if estimator == "dp_gibbs_tree":
+        result = dp_gibbs_tree(graph, X, **common, **settings)
+    else:
+        common |= {"mle": mle, "pcd_params": pcd_params}
+        if estimator == "gibbs_exactl":
+            result = gibbs_exactl(graph, X, **common, **settings)
+        else:
+            if "step_iter" in pcd:
+                common["step_pcd_iter"] = int(pcd["step_iter"])
+            sampler = gibbs_sba if estimator == "gibbs_sba" else mh_auxvar
+            result = sampler(graph, X, **common, **settings)
+    return Fit(estimator, result.theta_mean, result.run_time, result)
+
+
+# --------------------------------------------------------------------------------------------
+# metrics
+# --------------------------------------------------------------------------------------------
+
+
+def heldout_log_likelihood(
+    graph: PairwiseGraph, theta: np.ndarray, X: np.ndarray
+) -> tuple[float, str]:
+    """The paper's second measure: test log-likelihood, or log pseudo-likelihood when intractable.
+
+    Exact on forests (closed form) and on graphs of at most 20 nodes (enumeration); the log
+    pseudo-likelihood (Besag 1975) on larger graphs (Sec. 4.3).
+
+    Returns
+    -------
+    value : float
+        Summed over the samples of ``X``.
+    kind : {"loglik", "pseudo_loglik"}
+    """
+    if graph.is_forest or graph.n_nodes <= AUTO_ENUMERATION_NODES:
+        return log_likelihood(graph, theta, X), "loglik"
+    return log_pseudo_likelihood(graph, theta, X), "pseudo_loglik"
+
+
+def _sampler_summary(fit: Fit, truth: np.ndarray | None, rng: np.random.Generator) -> dict:
+    """Groups, steps, acceptance rates and (with a truth) the VI difference of a sampler's run."""
+    res = fit.result
+    if res is None:
+        return {
+            "n_steps": 0,
+            "n_groups": np.nan,
+            "n_groups_final": np.nan,
+            "init_seconds": np.nan,
+            "vi_difference": np.nan,
+            "c_acceptance": np.nan,
+            "phi_acceptance": np.nan,
+        }
+    kept = slice(res.burn_in, None)
+    return {
+        "n_steps": res.n_steps,
+        "n_groups": float(res.n_groups[kept].mean()),
+        "n_groups_final": int(res.n_groups[-1]),
+        "init_seconds": res.init_time,
+        # Sec. 4: VI(C_bar, C) - VI(C_hat, C), averaged over the (kept) MCMC steps
+        "vi_difference": (
+            vi_difference(res.groupings[kept], truth, rng=rng) if truth is not None else np.nan
+        ),
+        "c_acceptance": res.diagnostics.get("c_acceptance", np.nan),
+        "phi_acceptance": res.diagnostics.get("phi_acceptance", np.nan),
+    }
+
+
+def _arrays(fit: Fit) -> dict[str, np.ndarray]:
+    arrays = {"theta": fit.theta}
+    if fit.result is not None:
+        arrays |= {"n_groups_trace": fit.result.n_groups, "mle": fit.result.mle}
+    return arrays
+
+
+def run_simulation_fit(
+    estimator: str,
+    graph: PairwiseGraph,
+    replicate: SimulatedReplicate,
+    n: int,
+    *,
+    rng: np.random.Generator,
+    **options: Any,
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """Fit one estimator on the first ``n`` training rows of a replicate and measure it.
+
+    Parameters
+    ----------
+    estimator : str
+    graph : PairwiseGraph
+    replicate : SimulatedReplicate
+    n : int
+        Training size.
+    rng : numpy.random.Generator
+        Drives the estimator, then the random groupings of the VI difference.
+    **options
+        ``settings``, ``pcd``, ``alpha0``, ``burn_in_fraction`` and ``mle`` of
+        :func:`fit_estimator` (the true groups come from the replicate).
+
+    Returns
+    -------
+    row : dict
+        ``n_train``, ``n_test``, ``n_nodes``, ``n_edges``, ``n_groups_true`` (non-empty true
+        groups), ``mae``, ``test_loglik`` (summed over the test set), ``test_loglik_per_sample``,
+        ``test_metric`` (``loglik`` or ``pseudo_loglik``), ``seconds`` and the sampler summary
+        (``n_steps``, ``n_groups`` = mean over the kept steps, ``n_groups_final``,
+        ``init_seconds``, ``vi_difference``, ``c_acceptance``, ``phi_acceptance``; NaN for the
+        MLEs).
+    arrays : dict of str to ndarray
+        ``theta`` (the estimate) and, for samplers, ``n_groups_trace`` and ``mle``.
+    """
+    X = replicate.training_set(n)
+    fit = fit_estimator(estimator, graph, X, rng=rng, groups=replicate.groups, **options)
+    test_ll, kind = heldout_log_likelihood(graph, fit.theta, replicate.test)
+    row = {
+        "n_train": int(X.shape[0]),
+        "n_test": int(replicate.test.shape[0]),
+        "n_nodes": graph.n_nodes,
+        "n_edges": graph.n_edges,
+        "n_groups_true": int(np.unique(replicate.groups).size),
+        "mae": mean_absolute_error(replicate.theta, fit.theta),
+        "test_loglik": test_ll,
+        "test_loglik_per_sample": test_ll / replicate.test.shape[0],
+        "test_metric": kind,
+        "seconds": fit.seconds,
+        **_sampler_summary(fit, replicate.groups, rng),
+    }
+    logger.info(
+        "%s on %s, n=%d: MAE %.4f, test %s %.2f, %.2f s",
+        estimator,
+        graph.name,
+        n,
+        row["mae"],
+        kind,
+        test_ll,
+        fit.seconds,
+    )
+    return row, _arrays(fit)
+
+
+# --------------------------------------------------------------------------------------------
+# US Senate (Sec. 5)
+# --------------------------------------------------------------------------------------------
+
+
+def learn_senate_graph(votes: np.ndarray, target_edges: int = 279) -> PairwiseGraph:
+    """The Senate MRF structure, learned from the training session's votes.
+
+    The paper's graph (Fig. 13 of Banerjee et al. 2008, 279 edges) is not public; this is L1
+    logistic neighbourhood selection tuned to ``target_edges`` edges
+    (:func:`~bnstudy.mrf.senate.neighbourhood_selection_graph`), on the training votes only.
+    """
+    return neighbourhood_selection_graph(check_samples(votes), int(target_edges))
+
+
+def save_graph(dest: PathLike, graph: PairwiseGraph) -> None:
+    """Write a graph (nodes, edge list, name) to one ``.npz`` atomically."""
+    save_npz(dest, n_nodes=np.array(graph.n_nodes), edges=graph.edges, name=np.array(graph.name))
+
+
+def load_graph(path: PathLike) -> PairwiseGraph:
+    """Read what :func:`save_graph` wrote."""
+    with np.load(path, allow_pickle=False) as npz:
+        return from_edges(int(npz["n_nodes"]), npz["edges"], name=str(npz["name"]))
+
+
+def run_senate_fit(
+    estimator: str,
+    graph: PairwiseGraph,
+    train: np.ndarray,
+    test: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    **options: Any,
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """Fit ``mle`` or ``gibbs_sba`` on one Senate session and score both sessions (Table 2).
+
+    Parameters
+    ----------
+    estimator : {"mle", "gibbs_sba"}
+    graph : PairwiseGraph
+        Learned from ``train`` (:func:`learn_senate_graph`).
+    train, test : array_like, shape (votes, senators)
+        Votes over ``{-1, 1}`` (missing votes already coded -1).
+    rng : numpy.random.Generator
+    **options
+        As for :func:`fit_estimator`.
+
+    Returns
+    -------
+    row : dict
+        ``n_train``, ``n_test`` (votes), ``n_nodes``, ``n_edges``, ``lpl_train``, ``lpl_test``
+        (log pseudo-likelihoods), ``seconds`` and the sampler summary (no VI difference: the
+        true grouping is unknown).
+    arrays : dict of str to ndarray
+    """
+    if estimator not in ("mle", "gibbs_sba"):
+        raise ValueError(f"the Senate experiment runs mle and gibbs_sba, got {estimator!r}")
+    train, test = check_samples(train, graph.n_nodes), check_samples(test, graph.n_nodes)
+    fit = fit_estimator(estimator, graph, train, rng=rng, **options)
+    row = {
+        "n_train": int(train.shape[0]),
+        "n_test": int(test.shape[0]),
+        "n_nodes": graph.n_nodes,
+        "n_edges": graph.n_edges,
+        "lpl_train": log_pseudo_likelihood(graph, fit.theta, train),
+        "lpl_test": log_pseudo_likelihood(graph, fit.theta, test),
+        "seconds": fit.seconds,
+        **_sampler_summary(fit, None, rng),
+    }
+    logger.info(
+        "Senate %s: LPL train %.2f, test %.2f, %.1f s",
+        estimator,
+        row["lpl_train"],
+        row["lpl_test"],
+        fit.seconds,
+    )
+    return row, _arrays(fit)

@@ -1,0 +1,35 @@
+"""All simulation runs of Liu & Page (2013) in one tidy table, and their means over replicates.
+
+Outputs: ``reports/mrf/tables/runs.csv`` (one row per simulation, estimator, n and replicate) and
+``reports/mrf/tables/summary.{csv,md}``.
+"""
+
+import logging
+
+import pandas as pd
+
+from bnstudy.logs import configure_logging
+from bnstudy.mrf.tables import summarize_runs
+from bnstudy.report import write_table
+from bnstudy.utils import atomic_path
+
+logger = logging.getLogger(__name__)
+
+
+def main(run_files, runs_csv, csv, md):
+    runs = pd.concat([pd.read_csv(f) for f in run_files], ignore_index=True)
+    with atomic_path(runs_csv) as tmp:
+        runs.to_csv(tmp, index=False)
+    summary = summarize_runs(runs)
+    write_table(summary, csv, md, title="Simulations: mean and sd over replicates", digits=4)
+    logger.info("%d runs, %d summary rows", len(runs), len(summary))
+
+
+if __name__ == "__main__":
+    configure_logging(snakemake.log[0])
+    main(
+        list(snakemake.input.runs),
+        snakemake.output.runs,
+        snakemake.output.csv,
+        snakemake.output.md,
+    )
