@@ -14,6 +14,13 @@ from bnstudy.plotting import style
 __all__ = ["errors_by_group", "errors_by_model"]
 
 
+def _label(value: object) -> str:
+    """Grid values as written in the config (a float column holds integers as 8.0)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _strip(ax, groups: Mapping[str, np.ndarray], rng: np.random.Generator) -> None:
     for i, values in enumerate(groups.values()):
         values = 100 * np.asarray(values, float)
@@ -63,7 +70,7 @@ def errors_by_group(
         fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 2.8 * nrows), squeeze=False)
         for ax, (title, (runs, column)) in zip(axes.flat, panels.items(), strict=False):
             groups = {
-                f"{column}={value}": group["error"].to_numpy()
+                f"{column}={_label(value)}": group["error"].to_numpy()
                 for value, group in runs.groupby(column, sort=True)
             }
             _strip(ax, groups, rng)
