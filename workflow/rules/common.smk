@@ -51,6 +51,8 @@ wildcard_constraints:
     simulation=r"tree|small_grid|large_grid",
     estimator=r"mle|oracle|dp_gibbs_tree|gibbs_exactl|mh_auxvar|gibbs_sba",
     session=r"1|2",
+    baseline=r"aracne|pc|hill_climb|mmhc",
+    learner=r"model_averaging|aracne|pc|hill_climb|mmhc",
 
 
 def seed_for(*keys):
@@ -303,3 +305,66 @@ def tan_mi_comparison():
     if "mnist" in config["tan"]["datasets"]:
         return list(table("tan", "mnist_mi_agreement").values())
     return []
+
+
+# Paper lsbn ----------------------------------------------------------------------------
+
+# Global baselines of the LSBN paper; model averaging runs within LSBN only ('NA' globally).
+LSBN_BASELINES = ("aracne", "pc", "hill_climb", "mmhc")
+# config["lsbn"] keys that are settings of bnstudy.structure.lsbn.lsbn.
+LSBN_SETTINGS = (
+    "weight_functions",
+    "bins",
+    "second_order_threshold",
+    "mb_alpha",
+    "max_size",
+    "triplet_threshold",
+    "alpha_pc",
+    "alpha_mmhc",
+    "ess",
+    "tau",
+    "max_cond_vars",
+    "t_avg",
+    "max_parents",
+    "mcmc_steps",
+    "mcmc_burn_in",
+    "mcmc_thin",
+)
+
+
+def lsbn_settings():
+    """The LSBN and baseline settings every learning run of this paper uses."""
+    return {k: config["lsbn"][k] for k in LSBN_SETTINGS}
+
+
+def lsbn_ropart_settings():
+    return {
+        k: config["lsbn"][k]
+        for k in ("weight_functions", "bins", "second_order_threshold")
+    }
+
+
+def lsbn_ropart_runs():
+    cfg = config["lsbn"]
+    return expand(
+        "results/lsbn/ropart/{network}/n={n}/rep={rep}/statistics.csv",
+        network=cfg["networks"],
+        n=cfg["n_samples"],
+        rep=range(cfg["replicates"]),
+    )
+
+
+def lsbn_learning_runs():
+    """Metrics of every global baseline and every LSBN run of the configured grid."""
+    cfg = config["lsbn"]
+    runs = []
+    for network in cfg["networks"]:
+        for rep in range(cfg["replicates"]):
+            tail = f"n={cfg['n_samples']}/rep={rep}/metrics.csv"
+            runs += [
+                f"results/lsbn/global/{network}/{m}/{tail}"
+                for m in cfg["methods"]
+                if m in LSBN_BASELINES
+            ]
+            runs += [f"results/lsbn/lsbn/{network}/{m}/{tail}" for m in cfg["methods"]]
+    return runs

@@ -121,7 +121,7 @@ def bdeu_local_score(
     --------
     >>> x = np.array([[0, 0], [1, 1], [1, 1], [0, 1]])
     >>> round(bdeu_local_score(x, 1, [0]), 6)
-    -2.804067
+    -2.80076
     """
     return BDeuScore(data, cards, ess=ess).local_score(node, parents)
 
@@ -227,7 +227,9 @@ class BDeuScore:
                 out[i] = self._cache[keys[i]]
         return out
 
-    def extended_scores(self, node: int, parents: Iterable[int], extra: Sequence[int]) -> np.ndarray:
+    def extended_scores(
+        self, node: int, parents: Iterable[int], extra: Sequence[int]
+    ) -> np.ndarray:
         """Scores of the families ``(node, parents + {x})`` for every ``x`` in ``extra`` (cached).
 
         The shared parent set is folded into one key for the whole batch (the candidate parent
