@@ -40,14 +40,18 @@ FAST_SETTINGS = {
 @pytest.fixture(scope="module")
 def tree_replicate():
     graph = binary_tree(5)
-    rep = simulate_replicate(graph, n_groups=4, n_train=200, n_test=50, rng=np.random.default_rng(1))
+    rep = simulate_replicate(
+        graph, n_groups=4, n_train=200, n_test=50, rng=np.random.default_rng(1)
+    )
     return graph, rep
 
 
 @pytest.fixture(scope="module")
 def grid_replicate():
     graph = grid(3, 3)
-    rep = simulate_replicate(graph, n_groups=3, n_train=150, n_test=40, rng=np.random.default_rng(2))
+    rep = simulate_replicate(
+        graph, n_groups=3, n_train=150, n_test=40, rng=np.random.default_rng(2)
+    )
     return graph, rep
 
 
@@ -105,6 +109,8 @@ def test_fit_estimator_rejects_bad_arguments(tree_replicate):
         fit_estimator("oracle", graph, rep.train, rng=rng)
     with pytest.raises(ValueError, match="burn_in_fraction"):
         fit_estimator("mle", graph, rep.train, rng=rng, burn_in_fraction=1.0)
+    with pytest.raises(ValueError, match="n_steps"):
+        fit_estimator("dp_gibbs_tree", graph, rep.train, rng=rng, settings={})
 
 
 def test_tree_mle_and_oracle_are_closed_form(tree_replicate):

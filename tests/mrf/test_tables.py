@@ -106,7 +106,10 @@ def test_summary_means_and_sds_by_hand():
     assert summary["replicates"].eq(2).all()
     # paper order: simulations, then estimators as in the legends, then n
     assert summary["simulation"].tolist()[:6] == ["tree"] * 6
-    assert summary["estimator"].tolist()[:6] == ["mle", "mle", "oracle", "oracle"] + ["dp_gibbs_tree"] * 2
+    assert (
+        summary["estimator"].tolist()[:6]
+        == ["mle", "mle", "oracle", "oracle"] + ["dp_gibbs_tree"] * 2
+    )
     row = summary.query("simulation == 'tree' and estimator == 'mle' and n == 100").iloc[0]
     assert row["mae_mean"] == pytest.approx(0.0305)
     assert row["mae_sd"] == pytest.approx(np.std([0.030, 0.031], ddof=1))
@@ -115,9 +118,10 @@ def test_summary_means_and_sds_by_hand():
 
 def test_runtime_table_scales_to_the_paper_steps(published):
     table = runtime_table(make_runs(), published[0])
-    assert table["estimator"].tolist() == ["mle"] * 2 + ["gibbs_exactl"] * 2 + [
-        "mh_auxvar"
-    ] * 2 + ["gibbs_sba"] * 2
+    assert (
+        table["estimator"].tolist()
+        == ["mle"] * 2 + ["gibbs_exactl"] * 2 + ["mh_auxvar"] * 2 + ["gibbs_sba"] * 2
+    )
     mh = table.query("estimator == 'mh_auxvar' and n == 100").iloc[0]
     assert mh["n_steps"] == 50 and mh["paper_steps"] == 500
     assert mh["seconds_at_paper_steps"] == pytest.approx(50.1 / 50 * 500)
@@ -142,7 +146,9 @@ def test_senate_table_beside_the_paper(published):
 def _claims(good, sizes=(100, 1000), published=None):
     runs = make_runs(sizes=sizes, good=good)
     runtime = runtime_table(runs, published[0])
-    return paper_claims(summarize_runs(runs), runtime, senate_table(senate_runs(good), published[1]))
+    return paper_claims(
+        summarize_runs(runs), runtime, senate_table(senate_runs(good), published[1])
+    )
 
 
 def test_claims_agree_on_runs_that_follow_the_paper(published):

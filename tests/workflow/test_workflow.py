@@ -46,7 +46,7 @@ def test_smoke_dataset_table_is_sane(smoke_run):
     frame = pd.read_csv(smoke_run / "reports" / "data" / "tables" / "datasets.csv")
     assert (smoke_run / "reports" / "data" / "tables" / "datasets.md").read_text().startswith("## ")
     rows = frame.set_index("dataset")
-    assert set(rows.index) == {"letter", "bnc_letter", "senate"}
+    assert set(rows.index) == {"letter", "bnc_letter", "bnc_usps", "senate"}
     assert rows["checksums_verified"].all()
     assert rows.loc["letter", ["train", "test", "features", "classes"]].tolist() == [
         16000,

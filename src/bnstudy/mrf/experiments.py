@@ -64,6 +64,7 @@ __all__ = [
     "Fit",
     "SimulatedReplicate",
     "fit_estimator",
+    "heldout_log_likelihood",
     "learn_senate_graph",
     "load_graph",
     "load_replicate",
@@ -73,7 +74,6 @@ __all__ = [
     "save_replicate",
     "simulate_replicate",
     "simulation_graph",
-    "heldout_log_likelihood",
 ]
 
 logger = logging.getLogger(__name__)
@@ -82,8 +82,6 @@ logger = logging.getLogger(__name__)
 ESTIMATORS = ("mle", "oracle", "dp_gibbs_tree", "gibbs_exactl", "gibbs_sba", "mh_auxvar")
 #: The Dirichlet-process (grouping-aware) estimators.
 BAYESIAN_ESTIMATORS = ("dp_gibbs_tree", "gibbs_exactl", "gibbs_sba", "mh_auxvar")
-#: Estimators that start from the grouping-blind MLE ``theta~`` (Algorithms 1-2, line 1).
-NEEDS_MLE = ("gibbs_exactl", "gibbs_sba", "mh_auxvar")
 #: PCD hyperparameters of :class:`~bnstudy.mrf.mle.PersistentContrastiveDivergence` read from ``pcd``.
 _PCD_KEYS = ("n_iter", "n_particles", "learning_rate")
 
@@ -283,8 +281,8 @@ def fit_estimator(
     Raises
     ------
     ValueError
-        On an unknown estimator, ``oracle`` without ``groups``, or a burn-in fraction outside
-        ``[0, 1)``.
+        On an unknown estimator, ``oracle`` without ``groups``, a sampler without ``n_steps``, or
+        a burn-in fraction outside ``[0, 1)``.
     """
     if estimator not in ESTIMATORS:
         raise ValueError(f"unknown estimator {estimator!r}; known: {', '.join(ESTIMATORS)}")
@@ -306,6 +304,8 @@ def fit_estimator(
         theta = oracle_mle(graph, X, np.asarray(groups), rng=rng, **pcd_params)
         return Fit(estimator, theta, time.perf_counter() - start)
 
+    if "n_steps" not in settings:
+        raise ValueError(f"{estimator} needs settings['n_steps'], got {sorted(settings)}")
     n_steps = int(settings.pop("n_steps"))
     common = {
         "n_steps": n_steps,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -39,6 +39,7 @@ def metric_curves(
     *,
     estimators: Sequence[str],
     title: str,
+    no_error_bars: Collection[str] = ("test_loglik", "test_loglik_per_sample"),
 ) -> Figure:
     """Figs. 1, 4, 5: mean ± standard error over replicates of each metric against ``n``.
 
@@ -53,6 +54,10 @@ def metric_curves(
         Estimators to draw, in legend order; those without a value of a panel's metric (the MLEs
         have no VI difference) are left out of that panel.
     title : str
+    no_error_bars : collection of str, optional
+        Metrics drawn as means only. By default the test log-likelihoods: each replicate draws
+        its own true parameters, whose entropy moves the test log-likelihood of every estimator
+        alike, so its spread over replicates says little about the estimators.
     """
     with style():
         fig, axes = plt.subplots(1, len(panels), figsize=(3.1 * len(panels), 2.7), squeeze=False)
@@ -66,7 +71,7 @@ def metric_curves(
                 ax.errorbar(
                     rows["n"],
                     mean,
-                    yerr=np.where(np.isfinite(se), se, 0.0),
+                    yerr=None if metric in no_error_bars else np.where(np.isfinite(se), se, 0.0),
                     marker=_MARKERS[est],
                     color=_COLOURS[est],
                     ms=3.5,
@@ -86,7 +91,9 @@ def metric_curves(
 def _boxplot_by_n(ax, rows: pd.DataFrame, column: str) -> None:
     sizes = sorted(rows["n"].unique())
     data = [rows.loc[rows["n"] == n, column].to_numpy(float) for n in sizes]
-    ax.boxplot(data, positions=range(len(sizes)), widths=0.5)
+    ax.boxplot(data, positions=range(len(sizes)), widths=0.5, showfliers=False)
+    for k, values in enumerate(data):  # every replicate, so that few replicates stay visible
+        ax.plot(np.full(values.size, k), values, ".", color="C0", ms=4, alpha=0.6)
     ax.set_xticks(range(len(sizes)), [str(n) for n in sizes])
     ax.set_xlabel(_X_LABEL)
 
