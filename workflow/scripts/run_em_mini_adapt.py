@@ -10,8 +10,7 @@ import numpy as np
 from bnstudy.logs import configure_logging
 from bnstudy.networks import load_network
 from bnstudy.networks.mini_adapt import hidden_nodes, shared_node_set
-from bnstudy.parameters.trials import run_em_trials
-from bnstudy.utils import atomic_path, provenance, save_npz
+from bnstudy.parameters.trials import run_em_trials, save_trials
 
 logger = logging.getLogger(__name__)
 
@@ -31,16 +30,17 @@ def main(network, samples, trials_csv, traces_npz, *, observables, sharing, seed
         error_metric=em["error_metric"],
         em_options={k: em[k] for k in ("tol", "min_iter", "max_iter", "pseudo_count")},
     )
-    trials = trials.assign(
+    save_trials(
+        trials,
+        traces,
+        trials_csv,
+        traces_npz,
+        seed=seed,
         observables=observables,
         sharing=sharing,
         n_hidden=len(hidden),
         n_samples=len(data),
-        **provenance(seed),
     )
-    with atomic_path(trials_csv) as tmp:
-        trials.to_csv(tmp, index=False)
-    save_npz(traces_npz, **traces)
 
 
 if __name__ == "__main__":

@@ -11,8 +11,7 @@ import numpy as np
 from bnstudy.logs import configure_logging
 from bnstudy.networks import load_network
 from bnstudy.parameters.sharing import gradual_sharing_sets
-from bnstudy.parameters.trials import choose_hidden, run_em_trials
-from bnstudy.utils import atomic_path, provenance, save_npz
+from bnstudy.parameters.trials import choose_hidden, run_em_trials, save_trials
 
 logger = logging.getLogger(__name__)
 
@@ -41,12 +40,16 @@ def main(network, samples, trials_csv, traces_npz, *, name, seed, hidden, schedu
         error_metric=em["error_metric"],
         em_options={k: em[k] for k in ("tol", "min_iter", "max_iter", "pseudo_count")},
     )
-    trials = trials.assign(
-        network=name, n_hidden=len(hidden_nodes), n_samples=len(data), **provenance(seed)
+    save_trials(
+        trials,
+        traces,
+        trials_csv,
+        traces_npz,
+        seed=seed,
+        network=name,
+        n_hidden=len(hidden_nodes),
+        n_samples=len(data),
     )
-    with atomic_path(trials_csv) as tmp:
-        trials.to_csv(tmp, index=False)
-    save_npz(traces_npz, **traces)
 
 
 if __name__ == "__main__":

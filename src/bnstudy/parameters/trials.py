@@ -31,6 +31,7 @@ __all__ = [
     "METRICS",
     "choose_hidden",
     "run_em_trials",
+    "save_trials",
     "sharing_correlations",
     "summarize_trials",
 ]
@@ -162,6 +163,24 @@ def run_em_trials(
             np.mean([r["error"] for r in rows[-n_trials:]]),
         )
     return pd.DataFrame(rows), {"loglik": np.array(ll_traces), "error": np.array(err_traces)}
+
+
+def save_trials(
+    trials: pd.DataFrame,
+    traces: Mapping[str, np.ndarray],
+    trials_csv,
+    traces_npz,
+    *,
+    seed: int,
+    **columns: object,
+) -> None:
+    """Write a batch of trials (with ``columns`` and provenance added) and its traces atomically."""
+    from bnstudy.utils import atomic_path, provenance, save_npz
+
+    frame = trials.assign(**columns, **provenance(seed))
+    with atomic_path(trials_csv) as tmp:
+        frame.to_csv(tmp, index=False)
+    save_npz(traces_npz, **traces)
 
 
 def _padded(values: Sequence[float], length: int) -> np.ndarray:
