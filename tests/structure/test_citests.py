@@ -78,7 +78,7 @@ def test_matches_pgmpy_tests_on_alarm(alarm, alarm_data):
     cards = [alarm.cardinality[v] for v in alarm.nodes]
     d = as_discrete_data(alarm_data, cards)
     rng = np.random.default_rng(3)
-    for _ in range(40):
+    for _ in range(25):
         m = int(rng.integers(0, 4))
         v = rng.choice(len(names), m + 2, replace=False)
         x, y, z = int(v[0]), int(v[1]), [int(i) for i in v[2:]]

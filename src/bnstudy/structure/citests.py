@@ -554,6 +554,13 @@ def _gram_tables(data: DiscreteData, xs: np.ndarray, ys: np.ndarray) -> tuple[Sp
     return tables, k
 
 
+def _shared_xz(xs: np.ndarray, zs: np.ndarray, cards: np.ndarray, n: int) -> bool:
+    """Whether a batch shares X and Z and their joint state space fits a plain key."""
+    if len(xs) < 2 or (xs != xs[0]).any() or (zs != zs[0]).any():
+        return False
+    return float(np.prod(cards[zs[0]].astype(np.float64))) * cards[xs[0]] <= n
+
+
 def _run_tests(
     data: DiscreteData,
     xs: np.ndarray,
@@ -576,6 +583,13 @@ def _run_tests(
         # many marginal tests: all pair tables from one Gram-matrix product
         tables, k = _gram_tables(data, xs, ys)
         cx = cy = np.full(len(xs), k, dtype=np.int64)
+    elif _shared_xz(xs, zs, cards, data.n_samples):
+        # one X and one Z for the whole batch (IAMB, MMPC): fold (Z, X) into one key once; the
+        # (Z, X) index z * |X| + x is then read back as stratum z and state x
+        prefix = np.broadcast_to(np.append(zs[0], xs[0]), (len(xs), zs.shape[1] + 1))
+        t = grouped_counts(data, prefix, ys[:, None])
+        tables = SparseTables(t.test, t.cell, t.count, t.n_prefix // cards[xs[0]])
+        cx, cy = cards[xs], cards[ys]
     else:
         tables = grouped_counts(data, zs, np.column_stack([xs, ys]))
         cx, cy = cards[xs], cards[ys]

@@ -129,22 +129,32 @@ def _mmpc(
             indep = lp >= log_alpha
             alive[cand[indep]] = False
             cand = cand[~indep]
-    # Alg. 1, backward phase: drop X if X ⊥ T | S for some S ⊆ CPC \ {X}. The subsets of the
-    # members that joined before X were all tested while X was a candidate (X stayed dependent),
-    # so only subsets holding a later member are new.
+    # Alg. 1, backward phase: drop X if X ⊥ T | S for some S ⊆ CPC \ {X}, members in the order
+    # they joined. The subsets of the members that joined before X were all tested while X was a
+    # candidate (X stayed dependent), so only subsets holding a later member are new. The tests
+    # are run per subset S, for every member it applies to, in one batch sharing S's key; the
+    # sequential removals are then replayed on the results (a removed member can no longer be
+    # conditioned on), which gives the same CPC as testing member by member.
+    pos = {x: i for i, x in enumerate(cpc)}
+    separated: dict[int, list[frozenset[int]]] = {x: [] for x in cpc}
+    for sub in _subsets(cpc, max_cond_vars):
+        if not sub:
+            continue
+        last = max(pos[v] for v in sub)
+        xs = [x for x in cpc if pos[x] < last and x not in sub]
+        if not xs:
+            continue
+        zs = np.broadcast_to(np.asarray(sub, dtype=np.int64), (len(xs), len(sub)))
+        _, _, pv = _run_tests(d, np.full(len(xs), target), np.asarray(xs), zs, **kw)
+        for x, indep in zip(xs, (pv >= alpha).tolist(), strict=True):
+            if indep:
+                separated[x].append(frozenset(sub))
+    current = set(cpc)
     for x in list(cpc):
-        others = [v for v in cpc if v != x]
-        later = set(cpc[cpc.index(x) + 1 :])
-        subsets = [s for s in _subsets(others, max_cond_vars) if later.intersection(s)]
-        by_size: dict[int, list[tuple[int, ...]]] = {}
-        for s in subsets:
-            by_size.setdefault(len(s), []).append(s)
-        for m, group in sorted(by_size.items()):
-            zs = np.array(group, dtype=np.int64).reshape(len(group), m)
-            _, _, pv = _run_tests(d, np.full(len(group), target), np.full(len(group), x), zs, **kw)
-            if (pv >= alpha).any():
-                cpc.remove(x)
-                break
+        rest = current - {x}
+        if any(sub <= rest for sub in separated[x]):
+            current.discard(x)
+    cpc = [x for x in cpc if x in current]
     return cpc
 
 
