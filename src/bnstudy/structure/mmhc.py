@@ -11,14 +11,20 @@ MMPC (Tsamardinos et al. 2006, Algorithms 1-2) finds the candidate parents and c
   with the subsets that contain the newest member only, and a candidate found independent given
   some subset is dropped for good. All remaining candidates are tested against one subset in a
   single batched call (the subset's key is shared).
-- **Backward phase.** A member ``X`` is removed if ``X ⊥ T | S`` for some ``S ⊆ CPC \\ {X}``.
+- **Backward phase.** A member ``X`` is removed if ``X ⊥ T | S`` for some ``S ⊆ CPC \\ {X}``
+  (members in the order they joined). Subsets of the members that joined before ``X`` were already
+  tested in the forward phase; the others are tested per subset, for all members at once.
+- **Conditioning sets** have at most ``max_cond_vars`` (default 3, the ``max_k`` default of MXM's
+  MMPC by Tsamardinos' group) variables: all subsets of a large CPC are exponentially many (pigs
+  has a variable with 41 neighbours).
 - **Symmetry.** ``X`` and ``T`` are adjacent in the skeleton iff each is in the other's ``CPC``.
 
 The marginal tests (``S = ∅``) of all pairs are shared by all targets and done once.
 Hill climbing (:func:`bnstudy.structure.hill_climb.hill_climb`) then adds only edges of the
-skeleton, with BDeu and equivalent sample size 10 (Causal Explorer's defaults, used by LSBN), as the
-paper's TABU search: a tabu list of the last 100 moves, and up to 15 non-improving moves in a row
-before the best DAG seen is returned.
+skeleton, with BDeu and equivalent sample size 10 (Causal Explorer's defaults, used by LSBN), with a
+tabu list of the last 100 moves and up to 50 non-improving moves in a row before the best DAG
+seen is returned (the paper's TABU search continues through 15; see
+:mod:`bnstudy.structure.hill_climb` for why 50).
 
 References
 ----------
@@ -264,7 +270,7 @@ def mmhc(
     cards: Sequence[int] | None = None,
     columns: Sequence[int] | None = None,
     tabu_length: int = 100,
-    patience: int = 15,
+    patience: int = 50,
     max_indegree: int | None = None,
     epsilon: float = 1e-4,
     return_skeleton: bool = False,

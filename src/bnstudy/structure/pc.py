@@ -10,10 +10,14 @@ separating set. The level ends when no edge has ``l`` other neighbours on either
 ``variant="stable"`` (Colombo & Maathuis 2014, Algorithm 4.1) takes the adjacency sets once at the
 start of each level, so the skeleton does not depend on the order of the variables, and all edges
 of a level are tested as batches: round ``r`` tests the ``r``-th candidate set of every edge still
-undecided, in one vectorised call. ``variant="orig"`` (Spirtes et al. 2000) deletes an edge at
-once, which shrinks the adjacency sets of the edges tested after it in the same level; edges are
-taken in lexicographic order of their column indices, the order of pgmpy's edge iteration on a
-complete graph.
+undecided, in one vectorised call (several sets per edge when few edges are left).
+``variant="orig"`` (Spirtes et al. 2000) deletes an edge at once, which shrinks the adjacency sets
+of the edges tested after it in the same level; edges are taken in lexicographic order of their
+column indices, the order of pgmpy's edge iteration on a complete graph. Level 0 tests all pairs
+in one batch. Within an edge, neighbours are tried strongest first (by their marginal G² with the
+pair), so a separating set is usually found in the first rounds; whether an edge is deleted does
+not depend on this order (in either variant), only which separating set is recorded.
+``max_cond_vars`` (default 3) bounds the levels.
 
 pgmpy 1.1.2 note: ``PC(data).estimate(variant="stable")`` removes edges from the graph while it
 iterates over them, so it runs the *original* PC (its skeleton equals ours with
