@@ -1,22 +1,33 @@
-"""Benchmark: the global structure-learning baselines of LSBN against pgmpy's, on alarm and pigs.
+"""Benchmark: the global structure-learning baselines of LSBN against pgmpy's and pyAgrum's.
 
 For each network, ``--n`` rows (default 20000) are forward-sampled with a fixed seed. Ours, timed
 ``--repeats`` times in this process (median): ARACNE (``tau=0``), PC (``variant="orig"``, the
-algorithm pgmpy's ``variant="stable"`` runs, and PC-stable), greedy hill climbing with BDeu(10),
-and MMHC. pgmpy 1.1.2, once each in a subprocess with ``PYTHONHASHSEED=0`` and a timeout
+algorithm pgmpy's ``variant="stable"`` runs, and PC-stable), hill climbing with BDeu(10) (the
+study's default: tabu search from two tie-breaking orders, "HC BDeu"; and plain greedy steps from
+one, pyAgrum's algorithm, "HC greedy") and MMHC. pgmpy 1.1.2, once each in a subprocess with
+``PYTHONHASHSEED=0`` and a timeout
 (``--pgmpy-timeout``): ``PC.estimate(variant="stable", ci_test="g_sq", significance_level=0.01)``,
 ``HillClimbSearch.estimate(scoring_method=BDeu(10))`` and ``MmhcEstimator.estimate()``. Data
 preparation (sampling, the pgmpy DataFrame) is not timed; our times include data validation.
+pyAgrum 3.3.1 (C++; ``pip install -e '.[bench]'``), in this process, median of ``--repeats``:
+``BNLearner`` reading a CSV of the same rows (reading not timed), ``usePC`` with ``useG2Test``,
+alpha 0.01 and the same conditioning bound (its PC is PC-stable), and ``useGreedyHillClimbing``
+with ``useScoreBDeu`` (its BDeu score's own prior; pyAgrum rejects an added BDeu prior), on
+``--pyagrum-threads`` threads (default 1, as ours: on a shared machine more threads only add
+contention). Without
+pyAgrum installed its columns say so; ``--skip-pyagrum`` leaves them out.
 
-Printed per method: median seconds, the ratio pgmpy / ours (``>`` when pgmpy timed out), skeleton
-F1 against the true network for both, and the agreement: PC skeletons compared edge by edge
-(our PC uses pgmpy's test for this: G² with Yates' correction on 2 x 2 strata, see
-:mod:`bnstudy.structure.citests`), hill climbing by BDeu score.
+Printed per method: median seconds, the ratio pgmpy / ours (``>`` when pgmpy timed out), pyAgrum's
+seconds and the ratio ours / pyAgrum, skeleton F1 against the true network for all three, and the
+agreement: PC skeletons compared edge by edge (our PC uses pgmpy's test for this: G² with Yates'
+correction on 2 x 2 strata, see :mod:`bnstudy.structure.citests`), hill climbing by our BDeu(10)
+score of each result.
 
 Usage::
 
     .venv/bin/python benchmarks/bench_structure.py [--networks alarm pigs] [--n 20000]
-        [--repeats 3] [--pgmpy-timeout 300] [--skip-pgmpy] [--data DIR]
+        [--repeats 3] [--pgmpy-timeout 300] [--skip-pgmpy] [--skip-pyagrum]
+        [--pyagrum-threads 1] [--data DIR]
 """
 
 from __future__ import annotations
@@ -113,6 +124,48 @@ def _run_pgmpy(
     return res["seconds"], np.array(res["edges"], dtype=np.int64).reshape(-1, 2)
 
 
+def _pyagrum_learners(
+    x: np.ndarray, max_cond: int, repeats: int, threads: int
+) -> dict[str, tuple[float, np.ndarray]] | str:
+    """Median seconds and adjacency of pyAgrum's PC and greedy BDeu search; a reason if absent."""
+    try:
+        import pyagrum as gum
+    except ImportError:
+        return "not installed (pip install -e '.[bench]')"
+    p = x.shape[1]
+    names = [f"v{i}" for i in range(p)]
+    out: dict[str, tuple[float, np.ndarray]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        csv = Path(tmp) / "samples.csv"
+        np.savetxt(csv, x, fmt="%d", delimiter=",", header=",".join(names), comments="")
+
+        def learn(method: str) -> tuple[float, np.ndarray]:
+            learner = gum.BNLearner(str(csv))  # reads the CSV: not timed
+            t0 = time.perf_counter()
+            if method == "pc":
+                learner.usePC()
+                learner.useG2Test()
+                learner.setPCAlpha(0.01)
+                learner.setPCMaxCondSetSize(max_cond)
+                graph = learner.learnPDAG()
+                pairs = list(graph.arcs()) + list(graph.edges())
+            else:
+                learner.useGreedyHillClimbing()
+                learner.useScoreBDeu()
+                learner.useNoPrior()
+                graph = learner.learnBN()
+                pairs = list(graph.arcs())
+            seconds = time.perf_counter() - t0
+            # pyAgrum's node ids follow the CSV's column order
+            return seconds, _adjacency(np.array(pairs, dtype=np.int64).reshape(-1, 2), p)
+
+        gum.setNumberOfThreads(threads)
+        for method in ("pc", "hc"):
+            runs = [learn(method) for _ in range(repeats)]
+            out[method] = (statistics.median(r[0] for r in runs), runs[-1][1])
+    return out
+
+
 def _adjacency(edges: np.ndarray, p: int) -> np.ndarray:
     adj = np.zeros((p, p), dtype=bool)
     if len(edges):
@@ -149,6 +202,7 @@ def bench_network(name: str, args: argparse.Namespace) -> list[dict[str, object]
     )
     score = BDeuScore(as_discrete_data(x, cards))
     t_hc, g_hc = ours(lambda: hill_climb(x, cards=cards))
+    t_gr, g_gr = ours(lambda: hill_climb(x, cards=cards, tabu_length=0, patience=0, restarts=1))
     t_mm, g_mm = ours(lambda: mmhc(x, cards=cards))
 
     theirs: dict[str, tuple[float | None, np.ndarray | None]] = {}
@@ -160,16 +214,35 @@ def bench_network(name: str, args: argparse.Namespace) -> list[dict[str, object]
                 secs, edges = _run_pgmpy(bif, path, method, max_cond, args.pgmpy_timeout)
                 theirs[method] = (secs, None if edges is None else _adjacency(edges, p))
                 print(f"  pgmpy {method} on {name}: {secs if secs else 'timeout'}", flush=True)
+    agrum = (
+        {}
+        if args.skip_pyagrum
+        else _pyagrum_learners(x, max_cond, args.repeats, args.pyagrum_threads)
+    )
+    if isinstance(agrum, str):
+        print(f"  pyAgrum: {agrum}", flush=True)
+        agrum = {}
 
-    def row(method: str, t: float, g: np.ndarray, key: str, agree: Callable) -> dict:
+    def row(
+        method: str, t: float, g: np.ndarray, key: str, agree: Callable, agrum_key: str = ""
+    ) -> dict:
         secs, gp = theirs.get(key, (None, None))
+        t_agrum, ga = agrum.get(agrum_key, (None, None))
+        notes = [] if gp is None else [agree(g, gp)]
+        if ga is not None and agrum_key == "hc":
+            notes.append(f"BDeu ours {score.score(g):.1f} vs pyAgrum {score.score(ga):.1f}")
+        elif ga is not None:
+            diff = int(np.triu((g | g.T) != (ga | ga.T), 1).sum())
+            notes.append(f"{diff} edges differ from pyAgrum's")
         return {
             "method": method,
             "ours": t,
             "pgmpy": secs,
+            "pyagrum": t_agrum,
             "f1": f1(g),
             "f1_pgmpy": None if gp is None else f1(gp),
-            "agreement": "" if gp is None else agree(g, gp),
+            "f1_pyagrum": None if ga is None else f1(ga),
+            "agreement": "; ".join(notes),
         }
 
     def same_skeleton(g: np.ndarray, gp: np.ndarray) -> str:
@@ -180,8 +253,9 @@ def bench_network(name: str, args: argparse.Namespace) -> list[dict[str, object]
         return f"BDeu ours {score.score(g):.1f} vs pgmpy {score.score(gp):.1f}"
 
     rows.append(row("PC (orig)", t_orig, g_orig, "pc", same_skeleton))
-    rows.append(row("PC-stable", t_stab, g_stab, "", same_skeleton))
+    rows.append(row("PC-stable", t_stab, g_stab, "", same_skeleton, agrum_key="pc"))
     rows.append(row("HC BDeu", t_hc, g_hc, "hc", by_score))
+    rows.append(row("HC greedy", t_gr, g_gr, "", by_score, agrum_key="hc"))
     rows.append(row("MMHC", t_mm, g_mm, "mmhc", same_skeleton))
     for r in rows:
         r["network"] = name
@@ -195,17 +269,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3, help="repeats of our learners")
     parser.add_argument("--pgmpy-timeout", type=float, default=300.0, help="seconds per call")
     parser.add_argument("--skip-pgmpy", action="store_true")
+    parser.add_argument("--skip-pyagrum", action="store_true")
+    parser.add_argument(
+        "--pyagrum-threads", type=int, default=1, help="pyAgrum's threads (ours use one)"
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="data mirror (with bif/)")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore", FutureWarning)
 
     print(
         f"structure learning, n = {args.n} (seed {SEED}); median seconds of ours "
-        f"(x{args.repeats}), pgmpy x1 (timeout {args.pgmpy_timeout:.0f} s)"
+        f"(x{args.repeats}), pgmpy x1 (timeout {args.pgmpy_timeout:.0f} s), pyAgrum "
+        f"x{args.repeats}; 'pgmpy/ours' > 1 and 'ours/agrum' < 1 mean ours is faster"
     )
     header = (
-        f"{'network':<8} {'method':<10} {'ours s':>8} {'pgmpy s':>9} {'ratio':>8} "
-        f"{'F1 ours':>8} {'F1 pgmpy':>9}  agreement"
+        f"{'network':<8} {'method':<10} {'ours s':>8} {'pgmpy s':>9} {'pgmpy/ours':>10} "
+        f"{'agrum s':>8} {'ours/agrum':>10} {'F1 ours':>8} {'F1 pgmpy':>9} {'F1 agrum':>9}"
+        "  agreement"
     )
     print(header, flush=True)
     for name in args.networks:
@@ -221,9 +301,13 @@ def main(argv: list[str] | None = None) -> None:
             else:
                 pg, ratio = f"{secs:.2f}", f"{secs / r['ours']:.1f}x"
             f1p = "-" if r.get("f1_pgmpy") is None else f"{r['f1_pgmpy']:.3f}"
+            ta = r.get("pyagrum")
+            ag, ag_ratio = ("-", "-") if ta is None else (f"{ta:.3f}", f"{r['ours'] / ta:.2f}x")
+            f1a = "-" if r.get("f1_pyagrum") is None else f"{r['f1_pyagrum']:.3f}"
             print(
-                f"{r['network']:<8} {r['method']:<10} {r['ours']:>8.3f} {pg:>9} {ratio:>8} "
-                f"{r['f1']:>8.3f} {f1p:>9}  {r.get('agreement', '')}",
+                f"{r['network']:<8} {r['method']:<10} {r['ours']:>8.3f} {pg:>9} {ratio:>10} "
+                f"{ag:>8} {ag_ratio:>10} {r['f1']:>8.3f} {f1p:>9} {f1a:>9}  "
+                f"{r.get('agreement', '')}",
                 flush=True,
             )
 

@@ -65,6 +65,17 @@ def tan_data() -> dict:
 
 
 @pytest.fixture(scope="session")
+def mixed_tan_data() -> dict:
+    """A 7-feature TAN with 2 to 8 states per feature (weaker copies), 3 classes, 3000/1000 rows."""
+    rng = np.random.default_rng(11)
+    parents = np.array([-1, 0, 1, 1, 3, 0, 5])
+    n_states = np.array([2, 6, 3, 8, 4, 5, 7])
+    x, y = sample_tan(parents, n_states, 3, 4000, rng, copy_prob=0.5)
+    fold = ClassificationSplit(x[:3000], y[:3000], x[3000:], y[3000:], np.arange(3))
+    return {"parents": parents, "n_states": n_states, "n_classes": 3, "fold": fold}
+
+
+@pytest.fixture(scope="session")
 def letter(mirror) -> dict:
     """The authors' discretized letter data (one split) and its MI graph."""
     from bnstudy.data.readers import read_bnc, read_bnc_mi

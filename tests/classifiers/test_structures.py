@@ -18,6 +18,8 @@ from bnstudy.classifiers import (
     paper_feature_orderings,
     paper_parent_permutations,
     random_tan_parents,
+    structure_margin,
+    tan_weight,
 )
 
 
@@ -49,6 +51,34 @@ def test_chow_liu_ordering_contains_tree() -> None:
     cand = candidate_parents("all", 7, ordering=order)
     for d in range(7):
         assert parents[d] in cand[d]
+
+
+def test_chow_liu_tree_has_the_largest_weight_of_all_tans() -> None:
+    rng = np.random.default_rng(4)
+    D = 5
+    w = rng.random((D, D))
+    mi = np.tril(w, -1) + np.tril(w, -1).T
+    best = tan_weight(mi, chow_liu_parents(mi, root=1))
+    # every parent vector with a parent among all features (brute force, invalid ones skipped)
+    weights = [
+        tan_weight(mi, pa)
+        for pa in itertools.product(range(-1, D), repeat=D)
+        if is_valid_tan(np.array(pa))
+    ]
+    assert max(weights) == pytest.approx(best)
+    assert tan_weight(mi, np.full(D, -1)) == 0.0
+    with pytest.raises(ValueError, match="parents"):
+        tan_weight(mi, [-1, 0])
+
+
+def test_structure_margin() -> None:
+    cand = candidate_parents("all", 3)  # [[-1, PAD, PAD], [0, -1, PAD], [0, 1, -1]]
+    logits = np.array([[0.0, -np.inf, -np.inf], [0.5, -0.5, -np.inf], [0.2, 1.0, 0.9]])
+    assert structure_margin(logits, cand, [-1, 0, 1]) == pytest.approx(0.1)
+    assert structure_margin(logits, cand, [-1, -1, 1]) == pytest.approx(-1.0)
+    assert structure_margin(logits[:1, :1], cand[:1, :1], [-1]) == np.inf
+    with pytest.raises(ValueError, match="not a candidate"):
+        structure_margin(logits, cand, [-1, 2, 1])
 
 
 def test_chow_liu_bad_input() -> None:

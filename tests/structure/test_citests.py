@@ -113,6 +113,21 @@ def test_batch_equals_single_tests_and_shared_z(alarm_data):
         assert s[k] == pytest.approx(s1, rel=1e-12) and df[k] == df1
 
 
+@pytest.mark.parametrize("method", ["g2", "chi2"])
+@pytest.mark.parametrize("dof", ["adjusted", "classic"])
+@pytest.mark.parametrize("z", [[], [5], [5, 9, 20], [1, 2, 5, 9, 13, 20, 22, 30]])
+def test_shared_target_and_z_equals_single_tests(alarm_data, method, dof, z):
+    # one X and one Z for the whole batch (IAMB, MMPC): dense (z, x, y) tables, the (z, x)
+    # pairs compressed when Z has more configurations than rows
+    ys = np.array([i for i in range(1, 37) if i not in z])
+    zs = np.tile(np.array(z, dtype=np.int64), (ys.size, 1))
+    s, df, p = ci_tests(alarm_data, None, np.zeros_like(ys), ys, zs, method=method, dof=dof)
+    for k in range(ys.size):
+        s1, df1, p1 = ci_test(alarm_data, None, 0, ys[k], z, method=method, dof=dof)
+        assert s[k] == pytest.approx(s1, rel=1e-9, abs=1e-8)
+        assert df[k] == df1 and p[k] == pytest.approx(p1, rel=1e-6, abs=1e-12)
+
+
 def test_independent_and_dependent_decisions():
     rng = np.random.default_rng(1)
     z = rng.integers(0, 2, 5000)

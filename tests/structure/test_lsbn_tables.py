@@ -115,6 +115,8 @@ def stats():
                     "max_size": 20,
                     "pct_size_le_limit": 100.0,
                     "edge_coverage": 0.9,
+                    "n_nontrivial": 3,
+                    "mean_size_nontrivial": 11.0 + shift,
                 }
             )
     return pd.DataFrame(rows)
@@ -153,4 +155,5 @@ def test_community_sizes_beside_the_text(stats):
     t = community_size_table(stats, published).set_index("network")
     assert list(t.index) == ["alarm", "insurance"]
     assert t.loc["alarm", "mean_size"] == 8.0 and t.loc["alarm", "mean_size_paper"] == 10.286
+    assert t.loc["insurance", "mean_size_nontrivial"] == 12.0
     assert t.loc["insurance", "pct_size_le_25_paper"] == 100

@@ -88,6 +88,12 @@ def test_cache_and_batched_paths_agree(alarm_data, cards):
     n = c.n_computed
     c.extended_scores(30, [9, 2], ext)  # cached: parent order does not matter
     assert c.n_computed == n
+    # no parents (dense counts), and parents with more configurations than rows (sparse path)
+    for base in ([], [0, 1, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13]):
+        ext = [u for u in range(37) if u not in (30, *base)]
+        got = BDeuScore(alarm_data, cards).extended_scores(30, base, ext)
+        want = BDeuScore(alarm_data, cards).local_scores([(30, [*base, u]) for u in ext])
+        np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
 def test_true_parents_score_higher(alarm, alarm_data, cards):

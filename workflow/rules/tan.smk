@@ -87,7 +87,8 @@ rule train_tan:
         "../scripts/train_tan.py"
 
 
-# Chow-Liu recovery with the generative loss (lambda = 0), the Chow-Liu ordering, every root.
+# Chow-Liu recovery with the generative loss (lambda = 0), the Chow-Liu ordering, every root;
+# the target is the Chow-Liu tree of the training rows used (the authors' MI graph: a cross-check).
 rule recover_chow_liu:
     input:
         dataset=prepared_dataset("{dataset}"),
@@ -108,7 +109,8 @@ rule recover_chow_liu:
         learning_rates=config["tan"]["recover_chow_liu"]["learning_rates"],
         epochs=config["tan"]["recover_chow_liu"]["epochs"],
         batch_size=lambda wildcards: config["tan"]["batch_size"][wildcards.dataset],
-        max_train=config["tan"]["max_train_samples"],
+        max_train=config["tan"]["recover_chow_liu"]["max_train_samples"],
+        max_folds=config["tan"]["max_folds"],
         seed=lambda wildcards: seed_for("recover_chow_liu", wildcards.dataset),
     message:
         "Chow-Liu recovery on {wildcards.dataset}"

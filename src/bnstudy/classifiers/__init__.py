@@ -41,6 +41,8 @@ from bnstudy.classifiers.structures import (
     paper_feature_orderings,
     paper_parent_permutations,
     random_tan_parents,
+    structure_margin,
+    tan_weight,
 )
 from bnstudy.classifiers.training import (
     KerasAdam,
@@ -81,6 +83,8 @@ __all__ = [
     "run_tan_experiment",
     "run_tan_experiments",
     "straight_through_gumbel_softmax",
+    "structure_margin",
+    "tan_weight",
     "temperature_schedule",
     "train_batched",
     "train_classifier",

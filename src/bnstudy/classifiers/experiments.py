@@ -232,6 +232,8 @@ def _row(result: TrainResult) -> dict:
         "test_error": result.test_error,
         "train_error": result.train_error,
         "parents": result.parents.tolist(),
+        "candidates": result.candidates,
+        "structure_logits": result.structure_logits,
         "seconds": result.seconds,
         "epochs": result.n_epochs,
         "history": result.history,
@@ -282,6 +284,8 @@ def run_tan_experiment(
     -------
     dict
         ``test_error`` and ``train_error`` (fractions), ``parents`` (list, ``-1`` = class only),
+        ``candidates`` (the candidate parents searched, ``parents[:, None]`` for fixed
+        structures), ``structure_logits`` (final ``Phi``, None for fixed structures),
         ``seconds``, ``epochs`` (0 for the ML models) and ``history`` (see
         :class:`~bnstudy.classifiers.TrainResult`).
 

@@ -157,7 +157,9 @@ def hill_climb(
         this many in a row without a new best score, and return the best DAG seen. The TABU
         search of Tsamardinos et al. (2006) uses 15; on alarm 15 often ends in a poor local
         maximum, 50 did not (module docstring). ``0`` stops at the first local maximum, as
-        pgmpy's ``HillClimbSearch`` does.
+        pgmpy's ``HillClimbSearch`` does. With a tabu list or patience, every search ends with
+        plain greedy moves (no tabu list) from its best DAG, so the result is a local maximum:
+        the tabu list can bar the last improving moves (pgmpy's result may keep them).
     restarts : int, default 2
         Number of searches, each breaking ties in a different variable order (the given order,
         the reversed order, then random permutations from ``rng``); the best-scoring DAG is
@@ -240,16 +242,22 @@ def hill_climb(
     for r, perm in enumerate(orders):
         view = _PermutedScore(scorer, perm)
         inv = np.argsort(perm)
+        allow_p = allow[np.ix_(perm, perm)]
         found = _search(
             view,
-            allow[np.ix_(perm, perm)],
+            allow_p,
             adj[np.ix_(perm, perm)],
             max_in,
             int(tabu_length),
             float(epsilon),
             int(max_iter),
             int(patience),
-        )[np.ix_(inv, inv)]
+        )
+        if tabu_length or patience:
+            # the tabu list can bar the last improving moves (undoing recent additions): finish
+            # with plain greedy steps, so that the result is a local maximum
+            found = _search(view, allow_p, found, max_in, 0, float(epsilon), int(max_iter), 0)
+        found = found[np.ix_(inv, inv)]
         score = scorer.score(found)
         logger.debug("hill climbing order %d: BDeu %.4f", r, score)
         if score > best_score:

@@ -323,7 +323,9 @@ def partition_statistics(
     -------
     dict
         ``n_communities``; ``mean_size``, ``max_size`` and ``pct_size_le_limit`` (percent of
-        communities with at most ``size_limit`` nodes; singletons count); ``avg_shortest_path``:
+        communities with at most ``size_limit`` nodes; singletons count); ``n_nontrivial`` and
+        ``mean_size_nontrivial``: the number and mean size of communities of at least 3 nodes (the
+        ones the R package linkcomm keeps by default, ``removetrivial = TRUE``); ``avg_shortest_path``:
         mean over communities of >= 2 nodes of the mean true-network distance between their
         members (Table II); ``diameter``: mean over those communities of the largest such
         distance (Table III), and ``diameter_max``, the largest over all communities;
@@ -342,6 +344,8 @@ def partition_statistics(
     >>> s = partition_statistics([[0, 1, 2], [2, 3]], [(0, 1), (1, 2), (2, 3)], 4)
     >>> s["mean_size"], round(s["avg_shortest_path"], 4), s["diameter"], s["edge_coverage"]
     (2.5, 1.1667, 1.5, 1.0)
+    >>> s["n_nontrivial"], s["mean_size_nontrivial"]
+    (1, 3.0)
     """
     if n_nodes < 1:
         raise ValueError(f"n_nodes must be positive, got {n_nodes!r}")
@@ -356,7 +360,8 @@ def partition_statistics(
         raise ValueError(f"true_graph_edges has a node out of range for {n_nodes} nodes")
     adj = sp.coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n_nodes, n_nodes)).tocsr()
     dist = shortest_path(adj, directed=False, unweighted=True)
-    sizes = np.array([c.size for c in comms])
+    sizes = np.array([c.size for c in comms], dtype=np.int64)
+    big = sizes >= 3
     asp, diam = [], []
     for c in comms:
         if c.size < 2:
@@ -380,6 +385,8 @@ def partition_statistics(
         "mean_size": float(sizes.mean()) if len(comms) else nan,
         "max_size": int(sizes.max()) if len(comms) else 0,
         "pct_size_le_limit": float(100.0 * (sizes <= size_limit).mean()) if len(comms) else nan,
+        "n_nontrivial": int(big.sum()),
+        "mean_size_nontrivial": float(sizes[big].mean()) if big.any() else nan,
         "avg_shortest_path": float(np.mean(asp)) if asp else nan,
         "diameter": float(np.mean(diam)) if diam else nan,
         "diameter_max": float(np.max(diam)) if diam else nan,

@@ -35,6 +35,7 @@ from scipy.special import gammaln
 from bnstudy.structure.citests import (
     DiscreteData,
     SparseTables,
+    _compressed_key,
     as_discrete_data,
     grouped_counts,
 )
@@ -173,7 +174,60 @@ class BDeuScore:
         self.data: DiscreteData = as_discrete_data(data, cards)
         self.ess = check_ess(ess)
         self._cache: dict[FamilyKey, float] = {}
+        self._lgamma: dict[float, np.ndarray] = {}
         self.n_computed = 0
+
+    def _lgamma_table(self, a: float) -> np.ndarray:
+        """``log Γ(a + N) - log Γ(a)`` for the integer counts ``N = 0 .. n`` (cached by ``a``)."""
+        t = self._lgamma.get(a)
+        if t is None:
+            if len(self._lgamma) >= 512:
+                self._lgamma.clear()
+            t = gammaln(a + np.arange(self.data.n_samples + 1, dtype=np.float64)) - gammaln(a)
+            self._lgamma[a] = t
+        return t
+
+    def _extended_dense(self, node: int, base: tuple[int, ...], xs: np.ndarray) -> np.ndarray:
+        """Scores of ``(node, base + {x})`` for every ``x`` from dense counts, or NaN if too big.
+
+        The parent configurations of ``base`` that occur are folded with the child into one key
+        ``(j, k)`` once; every candidate ``x`` then costs one pass over the rows (a dense
+        ``(j, k, x)`` count from one :func:`numpy.bincount` for a block of candidates of one
+        cardinality), and the log-gamma terms are read from per-``α`` tables over the integer
+        counts instead of being evaluated per cell. Zero cells and configurations contribute
+        ``0`` either way, so the result is the sparse computation's.
+        """
+        data = self.data
+        cols, cards, n = data.columns, data.cards, data.n_samples
+        r = int(cards[node])
+        if base:
+            kb, n_conf = _compressed_key(cols, cards, np.asarray(base, dtype=np.int64))
+        else:
+            kb, n_conf = np.zeros(n, dtype=np.int64), 1
+        out = np.full(len(xs), np.nan)
+        if n_conf * r > n:  # mostly empty cells: the sparse path is cheaper
+            return out
+        kbn = kb * r + cols[node]
+        q_base = float(np.prod(cards[list(base)].astype(np.float64)))
+        for kx in np.unique(cards[xs]).tolist():
+            idx = np.flatnonzero(cards[xs] == kx)
+            per = n_conf * r * kx
+            a_j = self.ess / (q_base * kx)
+            t_cell = self._lgamma_table(a_j / r)
+            t_conf = self._lgamma_table(a_j)
+            base_key = kbn * kx
+            step = max(1, min((1 << 20) // per, (1 << 22) // max(n, 1)))
+            for start in range(0, idx.size, step):
+                sel = idx[start : start + step]
+                b = sel.size
+                key = base_key[None, :] + cols[xs[sel]]
+                key += (np.arange(b, dtype=np.int64) * per)[:, None]
+                cnt = np.bincount(key.ravel(), minlength=b * per).reshape(b, n_conf, r, kx)
+                n_j = cnt.sum(axis=2)
+                out[sel] = t_cell[cnt].reshape(b, -1).sum(axis=1) - t_conf[n_j].reshape(b, -1).sum(
+                    axis=1
+                )
+        return out
 
     # -----------------------------------------------------------------------------------------
     def _compute(self, families: list[FamilyKey]) -> np.ndarray:
@@ -232,9 +286,10 @@ class BDeuScore:
     ) -> np.ndarray:
         """Scores of the families ``(node, parents + {x})`` for every ``x`` in ``extra`` (cached).
 
-        The shared parent set is folded into one key for the whole batch (the candidate parent
-        and the child stay explicit axes), so every new family costs one pass over the rows.
-        Hill climbing calls this to rescore every edge addition into ``node``.
+        The shared parent set and the child are folded into one key for the whole batch, so
+        every new family costs one pass over the rows (:meth:`_extended_dense`; the nonzero cells
+        of :func:`grouped_counts` when the parents have more configurations than there are
+        rows). Hill climbing calls this to rescore every edge addition into ``node``.
         """
         base = tuple(sorted(int(u) for u in parents))
         node = int(node)
@@ -251,21 +306,28 @@ class BDeuScore:
         if missing:
             self._check_families([keys[i] for i in missing])
             xs = extra[missing]
-            cards = self.data.cards
-            b = len(xs)
-            prefix = np.broadcast_to(np.asarray(base, dtype=np.int64), (b, len(base)))
-            tail = np.column_stack([xs, np.full(b, node)])
-            tab = grouped_counts(self.data, prefix, tail)
-            # (parents, x, node) in C order is (parent configuration of parents + {x}, node)
-            tab = SparseTables(tab.test, tab.cell, tab.count, tab.n_prefix * cards[xs])
-            q_full = np.prod(cards[list(base)].astype(np.float64)) * cards[xs]
-            r = np.full(b, cards[node])
-            vals = _bdeu_from_tables(tab, r, q_full, r.astype(np.float64), self.ess)
+            vals = self._extended_dense(node, base, xs)
+            sparse = np.flatnonzero(np.isnan(vals))
+            if sparse.size:
+                vals[sparse] = self._extended_sparse(node, base, xs[sparse])
             for i, v in zip(missing, vals.tolist(), strict=True):
                 self._cache[keys[i]] = v
                 out[i] = v
-            self.n_computed += b
+            self.n_computed += len(xs)
         return out
+
+    def _extended_sparse(self, node: int, base: tuple[int, ...], xs: np.ndarray) -> np.ndarray:
+        """As :meth:`_extended_dense`, from the nonzero cells of :func:`grouped_counts`."""
+        cards = self.data.cards
+        b = len(xs)
+        prefix = np.broadcast_to(np.asarray(base, dtype=np.int64), (b, len(base)))
+        tail = np.column_stack([xs, np.full(b, node)])
+        tab = grouped_counts(self.data, prefix, tail)
+        # (parents, x, node) in C order is (parent configuration of parents + {x}, node)
+        tab = SparseTables(tab.test, tab.cell, tab.count, tab.n_prefix * cards[xs])
+        q_full = np.prod(cards[list(base)].astype(np.float64)) * cards[xs]
+        r = np.full(b, cards[node])
+        return _bdeu_from_tables(tab, r, q_full, r.astype(np.float64), self.ess)
 
     def local_score(self, node: int, parents: Iterable[int] = ()) -> float:
         """Score of one family (cached)."""

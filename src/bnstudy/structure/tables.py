@@ -96,7 +96,8 @@ def community_size_table(stats: pd.DataFrame, published: pd.DataFrame) -> pd.Dat
     ----------
     stats : DataFrame
         ROPART statistics (``network``, ``partition``, ``n_communities``, ``mean_size``,
-        ``max_size``, ``pct_size_le_limit``, ``edge_coverage``).
+        ``max_size``, ``pct_size_le_limit``, ``edge_coverage``, ``n_nontrivial``,
+        ``mean_size_nontrivial``).
     published : DataFrame
         ``network``, ``pct_size_le_25``, ``mean_size`` from the paper's text.
 
@@ -105,7 +106,15 @@ def community_size_table(stats: pd.DataFrame, published: pd.DataFrame) -> pd.Dat
     DataFrame
         One row per network: ours (mean over replicates) and the paper's.
     """
-    cols = ["n_communities", "mean_size", "max_size", "pct_size_le_limit", "edge_coverage"]
+    cols = [
+        "n_communities",
+        "mean_size",
+        "max_size",
+        "pct_size_le_limit",
+        "edge_coverage",
+        "n_nontrivial",
+        "mean_size_nontrivial",
+    ]
     ours = (
         stats[stats["partition"] == SECOND_ORDER]
         .groupby("network", sort=False)[cols]
@@ -126,6 +135,7 @@ def community_size_table(stats: pd.DataFrame, published: pd.DataFrame) -> pd.Dat
             "pct_size_le_25",
             "pct_size_le_25_paper",
             "mean_size",
+            "mean_size_nontrivial",
             "mean_size_paper",
         ]
     ]
