@@ -2,10 +2,59 @@
 
 import pandas as pd
 import pytest
+import yaml
 
-pytestmark = [pytest.mark.workflow, pytest.mark.slow]
+from .conftest import run_snakemake
+
+pytestmark = pytest.mark.workflow
 
 
+def _tan_config(repo_root, tmp_path, **tan):
+    config = yaml.safe_load((repo_root / "config" / "smoke.yaml").read_text())
+    config["tan"].update(tan)
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_per_dataset_value_without_a_dataset_fails_naming_it(repo_root, mirror, tmp_path):
+    # (a mapping merges into config/config.yaml's, the Snakefile's default: override a list)
+    config = yaml.safe_load((repo_root / "config" / "smoke.yaml").read_text())
+    config["tan"]["models"]["pseudo_tan"]["draws"] = {"bnc_usps": [0]}
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    run = run_snakemake(["tan", "-n", "--configfile", str(path)], repo_root, mirror)
+    out = run.stdout + run.stderr
+    assert run.returncode != 0
+    assert "tan.models.pseudo_tan.draws" in out and "bnc_letter" in out
+
+
+def test_per_dataset_grid_value_is_checked_by_the_schema(repo_root, mirror, tmp_path):
+    path = _tan_config(repo_root, tmp_path, epochs={"bnc_letter": 3, "bnc_letr": 1})
+    run = run_snakemake(["tan", "-n", "--configfile", str(path)], repo_root, mirror)
+    assert run.returncode != 0
+    assert "bnc_letr" in run.stdout + run.stderr
+
+
+@pytest.mark.slow
+def test_smoke_tan_per_dataset_epochs_and_grid(smoke_run):
+    """smoke.yaml gives epochs and the TAN Subset grid per dataset; the runs follow them."""
+    runs = pd.read_csv(smoke_run / "results" / "tan" / "runs.csv")
+    trained = runs[~runs["model"].str.endswith("_ml")]
+    assert trained.groupby("dataset")["epochs"].unique().map(list).to_dict() == {
+        "bnc_letter": [2],
+        "bnc_usps": [1],
+    }
+    subset = runs[(runs["model"] == "tan_subset") & (runs["protocol"] == "test")]
+    # settings 2 x K {2, 8} x orderings [0] x draws [0]
+    assert (
+        len(subset) == 4
+        and subset["lam"].nunique() == 2
+        and set(subset["ordering"].astype(str)) == {"0"}
+    )
+
+
+@pytest.mark.slow
 def test_smoke_tan_table1(smoke_run):
     tables = smoke_run / "reports" / "tan" / "tables"
     table = pd.read_csv(tables / "table1.csv").set_index("model")
@@ -19,6 +68,7 @@ def test_smoke_tan_table1(smoke_run):
     assert table.loc["pseudo-TAN", "bnc_letter (paper)"] == 7.98
 
 
+@pytest.mark.slow
 def test_smoke_tan_runs_claims_and_figures(smoke_run):
     runs = pd.read_csv(smoke_run / "results" / "tan" / "runs.csv")
     assert set(runs["protocol"]) == {"test", "validation"}

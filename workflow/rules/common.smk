@@ -268,10 +268,34 @@ def tan_train_inputs(wildcards):
     return inputs
 
 
+def tan_per_dataset(value, dataset, what):
+    """A tan config value given once for all datasets, or per dataset as a mapping."""
+    if not isinstance(value, dict):
+        return value
+    if dataset not in value:
+        raise ValueError(
+            f"{what} is given per dataset but has no entry for {dataset!r}"
+        )
+    return value[dataset]
+
+
+def tan_grid(model, dataset):
+    """A model's grid on one dataset: per-dataset values (settings, K, ...) resolved."""
+    grid = config["tan"]["models"][model]
+    return {
+        key: (
+            value
+            if key == "datasets"
+            else tan_per_dataset(value, dataset, f"tan.models.{model}.{key}")
+        )
+        for key, value in grid.items()
+    }
+
+
 def tan_settings(dataset):
     cfg = config["tan"]
     return {
-        "epochs": cfg["epochs"],
+        "epochs": tan_per_dataset(cfg["epochs"], dataset, "tan.epochs"),
         "batch_size": cfg["batch_size"][dataset],
         "learning_rates": cfg["learning_rates"],
         "validation_fraction": cfg["validation_fraction"],
@@ -293,6 +317,8 @@ def tan_runs():
         for dataset in grid["datasets"]:
             if dataset not in config["tan"]["datasets"]:
                 continue
+            # a per-dataset value without this dataset fails here, when the DAG is built
+            tan_settings(dataset), tan_grid(model, dataset)
             for fold in tan_folds(dataset):
                 runs += [
                     f"results/tan/{dataset}/{model}/fold={fold}/{protocol}.csv"

@@ -71,7 +71,7 @@ rule train_tan:
     resources:
         mem_mb=8000,
     params:
-        grid=lambda wildcards: config["tan"]["models"][wildcards.model],
+        grid=lambda wildcards: tan_grid(wildcards.model, wildcards.dataset),
         hparams=lambda wildcards: tan_hparams(wildcards.model),
         settings=lambda wildcards: tan_settings(wildcards.dataset),
         seed=lambda wildcards: seed_for(

@@ -39,6 +39,7 @@ def main(network, samples, structure, metrics, *, name, framework, method, rep, 
             "n_subcommunities": len(res.subcommunities),
             "n_conflicts": res.n_conflicts,
             "n_relearned": res.n_relearned,
+            "n_local_calls": res.n_local_calls,
             **{f"time_{k}_s": v for k, v in res.timings.items()},
         }
     runtime = time.perf_counter() - start

@@ -27,9 +27,12 @@ Pipeline, following the paper's algorithms:
    paper, the candidate triplets are the triangles ``(u, v, z)`` of the union of both structures
    whose three edges have weight above ``triplet_threshold`` and that contain a conflicting pair;
    their edges form an unweighted graph, LinkComm clusters it, and each cluster's columns are
-   re-learned with the LocalLearn method, which decides the conflicting pairs inside the cluster.
+   re-learned with the LocalLearn method, which decides the conflicting pairs inside the cluster
+   (a cluster larger than ``max_size``, the sub-community cap, is not: its pairs go on to the
+   next step).
    A conflicting pair in no candidate triplet (the paper does not say what happens to it) is
-   re-learned on ``{u, v} u MB(u) u MB(v)``, capped at ``max_size`` by weight.
+   re-learned on ``{u, v} u MB(u) u MB(v)``, capped at ``max_size`` by weight; that run also
+   decides every other such pair with both ends in the same node set.
    The sub-community structures of a community are merged this way into the community's
    structure (Algorithm 2, step 4), and the community structures are merged greedily, always the
    pair of largest Jaccard coefficient of node sets, the merged one going back into the pool
@@ -160,6 +163,9 @@ class LSBNResult:
         Conflicting pairs met while merging.
     n_relearned : int
         Re-learning calls made to resolve them.
+    n_local_calls : int
+        LocalLearn runs, sub-communities and re-learning together; a node set met again reuses
+        its first result.
     timings : dict of str to float
         Seconds per phase: ``ropart``, ``markov_blankets``, ``local_learn``, ``mergence``
         (conflict resolution included), ``orientation``, ``total``.
@@ -174,6 +180,7 @@ class LSBNResult:
     subcommunities: list[list[int]]
     n_conflicts: int
     n_relearned: int
+    n_local_calls: int
     timings: dict[str, float]
     ropart: RopartResult = field(repr=False)
 
@@ -426,6 +433,7 @@ def merge_two(
     strong: np.ndarray,
     relearn: Relearn,
     context: Callable[[int, int], np.ndarray],
+    max_size: int | None = None,
 ) -> tuple[Piece, int, int]:
     """Merge two structures, resolving their conflicts by triplet clustering (Alg. 2, step 4).
 
@@ -439,6 +447,9 @@ def merge_two(
         ``relearn(nodes)``: the edges LocalLearn finds on those nodes (global indices, ``u < v``).
     context : callable
         ``context(u, v)``: nodes to re-learn a conflicting pair in no candidate triplet on.
+    max_size : int, optional
+        Largest triplet cluster re-learned as a whole (LSBN: the sub-community cap); the
+        conflicting pairs of a larger one are re-learned in their contexts.
 
     Returns
     -------
@@ -474,17 +485,25 @@ def merge_two(
             cluster = np.unique(tri[lc.edge_labels == label])
             inside = {e for e in conflicts if e[0] in cluster and e[1] in cluster}
             inside -= decided
-            if not inside:
-                continue
+            if not inside or (max_size is not None and cluster.size > max_size):
+                continue  # too large a cluster: its pairs are re-learned in their contexts
             learned = relearn(cluster)
             n_relearned += 1
             edges |= inside & learned
             decided |= inside
-    for u, v in sorted(conflicts - decided):  # no candidate triplet: re-learn in its context
-        learned = relearn(context(u, v))
+    # no candidate triplet: re-learn the pair in its context, which also decides every other such
+    # pair with both ends in that context
+    rest = sorted(conflicts - decided)
+    for u, v in rest:
+        if (u, v) in decided:
+            continue
+        ctx = context(u, v)
+        learned = relearn(ctx)
         n_relearned += 1
-        if (u, v) in learned:
-            edges.add((u, v))
+        members = set(ctx.tolist())
+        inside = {e for e in rest if e[0] in members and e[1] in members} - decided
+        edges |= inside & learned
+        decided |= inside
     return Piece(nodes, frozenset(edges)), len(conflicts), n_relearned
 
 
@@ -637,6 +656,7 @@ def lsbn(
         subcommunities=[keep[c].tolist() for c in res.subcommunities],
         n_conflicts=res.n_conflicts,
         n_relearned=res.n_relearned,
+        n_local_calls=res.n_local_calls,
         timings=res.timings,
         ropart=res.ropart,
     )
@@ -680,18 +700,28 @@ def _lsbn(
     wn = np.nan_to_num(w, nan=-np.inf)
 
     votes = np.zeros((p, p))
-    calls = {"learn": 0.0}
+    calls = {"learn": 0.0, "n_learn": 0}
+
+    # LocalLearn results by node set: sub-communities, triplet clusters and conflict contexts
+    # repeat (overlapping communities, the same conflict met in several merges), and a repeat
+    # of the same columns would learn the same structure again
+    learned: dict[bytes, tuple[frozenset[tuple[int, int]], np.ndarray]] = {}
 
     def learn(nodes: np.ndarray) -> frozenset[tuple[int, int]]:
         nodes = np.sort(np.asarray(nodes, dtype=np.int64))
         if nodes.size < 2:
             return frozenset()
-        t = time.perf_counter()
-        skel, v = learn_local(d, nodes, local_learner, s, rng)
-        calls["learn"] += time.perf_counter() - t
+        key = nodes.tobytes()
+        if key not in learned:
+            t = time.perf_counter()
+            skel, v = learn_local(d, nodes, local_learner, s, rng)
+            calls["learn"] += time.perf_counter() - t
+            calls["n_learn"] += 1
+            iu, ju = np.nonzero(np.triu(skel, 1))
+            learned[key] = (frozenset(zip(nodes[iu].tolist(), nodes[ju].tolist(), strict=True)), v)
+        edges, v = learned[key]
         votes[np.ix_(nodes, nodes)] += v
-        iu, ju = np.nonzero(np.triu(skel, 1))
-        return frozenset(zip(nodes[iu].tolist(), nodes[ju].tolist(), strict=True))
+        return edges
 
     cap = int(s["max_size"])
 
@@ -702,7 +732,7 @@ def _lsbn(
         return np.sort(np.concatenate([[u, v], extra[: cap - 2]]))
 
     def merge(a: Piece, b: Piece) -> tuple[Piece, int, int]:
-        return merge_two(a, b, strong=strong, relearn=learn, context=context)
+        return merge_two(a, b, strong=strong, relearn=learn, context=context, max_size=cap)
 
     # Algorithm 2, steps 2-4: sample sub-communities, learn each, merge within the community
     t0 = time.perf_counter()
@@ -732,12 +762,14 @@ def _lsbn(
     timings["local_learn"] = calls["learn"]
     timings["mergence"] = t_merge
     logger.info(
-        "LSBN(%s): %d communities, %d sub-communities, %d conflicts, %d re-learned, %d edges",
+        "LSBN(%s): %d communities, %d sub-communities, %d conflicts, %d re-learned, "
+        "%d LocalLearn runs, %d edges",
         local_learner,
         len(part.second_order),
         len(subcommunities),
         n_conflicts,
         n_relearned,
+        int(calls["n_learn"]),
         len(whole.edges),
     )
 
@@ -757,6 +789,7 @@ def _lsbn(
         subcommunities=subcommunities,
         n_conflicts=n_conflicts,
         n_relearned=n_relearned,
+        n_local_calls=int(calls["n_learn"]),
         timings=timings,
         ropart=part,
     )
