@@ -105,6 +105,44 @@ def test_weak_triangle_is_no_triplet_and_the_pair_is_relearned_in_context():
     assert merged.edges == {(0, 1), (1, 2)}
 
 
+def test_conflicts_in_one_context_are_relearned_once():
+    # two weak conflicts, (0, 2) and (0, 3): the context of the first holds both
+    strong = np.zeros((6, 6), dtype=bool)
+    a = _piece([0, 1, 2, 3], [(0, 2), (0, 3)])
+    b = _piece([0, 1, 2, 3], [])
+    calls = []
+
+    def relearn(nodes):
+        calls.append(sorted(np.asarray(nodes).tolist()))
+        return frozenset({(0, 3)})
+
+    merged, conflicts, relearned = merge_two(
+        a, b, strong=strong, relearn=relearn, context=lambda u, v: np.array([0, 1, 2, 3])
+    )
+    assert calls == [[0, 1, 2, 3]] and (conflicts, relearned) == (2, 1)
+    assert merged.edges == {(0, 3)}
+
+
+def test_vote_decides_conflicts_in_no_triplet_and_in_too_large_clusters():
+    # (0, 2) lies in the candidate triplet 0-1-2, but its cluster (3 nodes) exceeds max_size 2:
+    # like the weak pair (3, 4), it is decided by the vote, and nothing is re-learned
+    strong = STRONG.copy()
+    strong[3, 4] = strong[4, 3] = False
+    a = _piece([0, 1, 2, 3, 4], [(0, 1), (1, 2), (0, 2), (3, 4)])
+    b = _piece([0, 1, 2, 3, 4], [(0, 1), (1, 2)])
+    asked = []
+
+    def vote(u, v):
+        asked.append((u, v))
+        return (u, v) == (3, 4)
+
+    merged, conflicts, relearned = merge_two(
+        a, b, strong=strong, relearn=_never, context=_never, max_size=2, vote=vote
+    )
+    assert sorted(asked) == [(0, 2), (3, 4)] and (conflicts, relearned) == (2, 0)
+    assert merged.edges == {(0, 1), (1, 2), (3, 4)}
+
+
 def test_mergence_takes_the_largest_jaccard_pair_first():
     pieces = [
         _piece([0, 1, 2], [(0, 1)]),
@@ -196,6 +234,17 @@ def test_lsbn_learns_a_dag_over_all_of_alarm(alarm_data, learner):
 
 
 @pytest.mark.slow
+def test_relearning_conflicts_instead_of_voting(alarm_data):
+    x, edges = alarm_data
+    kw = {"local_learner": "pc", "max_size": 10}
+    voted = lsbn(x, rng=np.random.default_rng(2), **kw)
+    relearned = lsbn(x, rng=np.random.default_rng(2), conflict_fallback="relearn", **kw)
+    assert relearned.n_local_calls > voted.n_local_calls
+    for res in (voted, relearned):
+        assert skeleton_metrics(res.skeleton, edges, x.shape[1])["f_score"] >= F_BOUNDS["pc"]
+
+
+@pytest.mark.slow
 def test_lsbn_is_deterministic_given_the_generator(alarm_data):
     x, _ = alarm_data
     a = lsbn(x, local_learner="pc", rng=np.random.default_rng(3), max_size=10)
@@ -234,6 +283,7 @@ X = np.random.default_rng(0).integers(0, 2, (200, 4))
         ({"local_learner": "pc", "tau": -1}, "tau"),
         ({"local_learner": "pc", "mcmc_burn_in": 5000}, "mcmc_burn_in"),
         ({"local_learner": "pc", "typo_setting": 1}, "typo_setting"),
+        ({"local_learner": "pc", "conflict_fallback": "coin"}, "conflict_fallback"),
     ],
 )
 def test_bad_input_raises_naming_it(kwargs, match):

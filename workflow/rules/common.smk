@@ -345,6 +345,7 @@ LSBN_SETTINGS = (
     "mb_alpha",
     "max_size",
     "triplet_threshold",
+    "conflict_fallback",
     "alpha_pc",
     "alpha_mmhc",
     "ess",

@@ -31,8 +31,12 @@ Pipeline, following the paper's algorithms:
    (a cluster larger than ``max_size``, the sub-community cap, is not: its pairs go on to the
    next step).
    A conflicting pair in no candidate triplet (the paper does not say what happens to it) is
-   re-learned on ``{u, v} u MB(u) u MB(v)``, capped at ``max_size`` by weight; that run also
-   decides every other such pair with both ends in the same node set.
+   decided by the LocalLearn runs that had both its nodes (``conflict_fallback="vote"``, the
+   default): the edge stays if most of them found it, a tie goes to a pair whose weight exceeds
+   the triplet threshold. With ``conflict_fallback="relearn"`` it is re-learned on
+   ``{u, v} u MB(u) u MB(v)``, capped at ``max_size`` by weight (that run also decides every
+   other such pair with both ends in the same node set); on link this re-learning is most of
+   LSBN's run time.
    The sub-community structures of a community are merged this way into the community's
    structure (Algorithm 2, step 4), and the community structures are merged greedily, always the
    pair of largest Jaccard coefficient of node sets, the merged one going back into the pool
@@ -100,6 +104,8 @@ logger = logging.getLogger(__name__)
 #: Learners LocalLearn may use; the four baselines also run globally.
 LOCAL_LEARNERS = ("model_averaging", "aracne", "pc", "hill_climb", "mmhc")
 GLOBAL_LEARNERS = ("aracne", "pc", "hill_climb", "mmhc")
+#: How a conflicting pair in no candidate triplet is decided (the paper does not say).
+CONFLICT_FALLBACKS = ("vote", "relearn")
 
 #: Defaults of every setting (the paper's where it gives one, see the config for the rest).
 DEFAULTS: dict[str, Any] = {
@@ -114,6 +120,8 @@ DEFAULTS: dict[str, Any] = {
     "max_size": 25,
     # conflict resolution: None = the elbow threshold of the mb_weight graph
     "triplet_threshold": None,
+    # conflicts in no candidate triplet: "vote" (the local runs that saw the pair) or "relearn"
+    "conflict_fallback": "vote",
     # LocalLearn settings
     "alpha_pc": 0.01,
     "alpha_mmhc": 0.05,
@@ -208,6 +216,11 @@ def check_settings(local_learner: str, settings: Mapping[str, Any]) -> dict[str,
     if not 0.0 <= float(s["second_order_threshold"]) < 1.0:
         raise ValueError(
             f"second_order_threshold {s['second_order_threshold']!r} is out of range [0, 1)"
+        )
+    if s["conflict_fallback"] not in CONFLICT_FALLBACKS:
+        raise ValueError(
+            f"unknown conflict_fallback {s['conflict_fallback']!r}; expected one of "
+            f"{CONFLICT_FALLBACKS}"
         )
     if s["triplet_threshold"] is not None and not np.isfinite(float(s["triplet_threshold"])):
         raise ValueError(f"triplet_threshold {s['triplet_threshold']!r} is not finite")
@@ -434,6 +447,7 @@ def merge_two(
     relearn: Relearn,
     context: Callable[[int, int], np.ndarray],
     max_size: int | None = None,
+    vote: Callable[[int, int], bool] | None = None,
 ) -> tuple[Piece, int, int]:
     """Merge two structures, resolving their conflicts by triplet clustering (Alg. 2, step 4).
 
@@ -449,7 +463,10 @@ def merge_two(
         ``context(u, v)``: nodes to re-learn a conflicting pair in no candidate triplet on.
     max_size : int, optional
         Largest triplet cluster re-learned as a whole (LSBN: the sub-community cap); the
-        conflicting pairs of a larger one are re-learned in their contexts.
+        conflicting pairs of a larger one are decided as those in no triplet.
+    vote : callable, optional
+        ``vote(u, v)``: the decision on a conflicting pair in no (small enough) candidate
+        triplet. Default: re-learn it on ``context(u, v)``.
 
     Returns
     -------
@@ -486,14 +503,17 @@ def merge_two(
             inside = {e for e in conflicts if e[0] in cluster and e[1] in cluster}
             inside -= decided
             if not inside or (max_size is not None and cluster.size > max_size):
-                continue  # too large a cluster: its pairs are re-learned in their contexts
+                continue  # too large a cluster: its pairs are decided as those in no triplet
             learned = relearn(cluster)
             n_relearned += 1
             edges |= inside & learned
             decided |= inside
-    # no candidate triplet: re-learn the pair in its context, which also decides every other such
-    # pair with both ends in that context
     rest = sorted(conflicts - decided)
+    if vote is not None:  # no candidate triplet: decided by the vote
+        edges |= {e for e in rest if vote(*e)}
+        return Piece(nodes, frozenset(edges)), len(conflicts), n_relearned
+    # else re-learn the pair in its context, which also decides every other such pair with both
+    # ends in that context
     for u, v in rest:
         if (u, v) in decided:
             continue
@@ -614,7 +634,7 @@ def lsbn(
         Overrides of :data:`DEFAULTS`: ``weight_functions``, ``bins``, ``second_order_threshold``
         (ROPART); ``mb_weight``, ``mb_alpha`` (IAMB); ``max_size`` (sub-community cap);
         ``triplet_threshold`` (candidate triplets; default the ``mb_weight`` elbow threshold);
-        ``alpha_pc``, ``alpha_mmhc``, ``ess``, ``tau``, ``max_cond_vars``, ``max_indegree``,
+        ``conflict_fallback`` (``"vote"`` or ``"relearn"``: conflicts in no triplet); ``alpha_pc``, ``alpha_mmhc``, ``ess``, ``tau``, ``max_cond_vars``, ``max_indegree``,
         ``t_avg``, ``max_parents``, ``mcmc_steps``, ``mcmc_burn_in``, ``mcmc_thin`` (LocalLearn).
 
     Returns
@@ -700,6 +720,18 @@ def _lsbn(
     wn = np.nan_to_num(w, nan=-np.inf)
 
     votes = np.zeros((p, p))
+    # how many LocalLearn runs had both nodes of a pair, and how many of them found the edge
+    seen = np.zeros((p, p), dtype=np.int32)
+    found = np.zeros((p, p), dtype=np.int32)
+
+    def majority(u: int, v: int) -> bool:
+        """A conflict in no candidate triplet: the edge stays if most runs that saw the pair found
+        it; a tie goes to a strong pair (weight above the triplet threshold)."""
+        return bool(
+            2 * found[u, v] > seen[u, v] or (2 * found[u, v] == seen[u, v] and strong[u, v])
+        )
+
+    fallback = majority if s["conflict_fallback"] == "vote" else None
     calls = {"learn": 0.0, "n_learn": 0}
 
     # LocalLearn results by node set: sub-communities, triplet clusters and conflict contexts
@@ -717,6 +749,8 @@ def _lsbn(
             skel, v = learn_local(d, nodes, local_learner, s, rng)
             calls["learn"] += time.perf_counter() - t
             calls["n_learn"] += 1
+            seen[np.ix_(nodes, nodes)] += 1
+            found[np.ix_(nodes, nodes)] += skel
             iu, ju = np.nonzero(np.triu(skel, 1))
             learned[key] = (frozenset(zip(nodes[iu].tolist(), nodes[ju].tolist(), strict=True)), v)
         edges, v = learned[key]
@@ -732,7 +766,9 @@ def _lsbn(
         return np.sort(np.concatenate([[u, v], extra[: cap - 2]]))
 
     def merge(a: Piece, b: Piece) -> tuple[Piece, int, int]:
-        return merge_two(a, b, strong=strong, relearn=learn, context=context, max_size=cap)
+        return merge_two(
+            a, b, strong=strong, relearn=learn, context=context, max_size=cap, vote=fallback
+        )
 
     # Algorithm 2, steps 2-4: sample sub-communities, learn each, merge within the community
     t0 = time.perf_counter()
