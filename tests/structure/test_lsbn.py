@@ -16,6 +16,7 @@ from bnstudy.structure.lsbn import (
     merge_pieces,
     merge_two,
     orient,
+    prepare,
     sample_subcommunities,
 )
 
@@ -251,6 +252,25 @@ def test_lsbn_is_deterministic_given_the_generator(alarm_data):
     b = lsbn(x, local_learner="pc", rng=np.random.default_rng(3), max_size=10)
     assert (a.adjacency == b.adjacency).all()
     assert a.subcommunities == b.subcommunities
+
+
+@pytest.mark.slow
+def test_prepared_partition_and_blankets_give_the_same_result(alarm_data):
+    x, _ = alarm_data
+    prepared = prepare(x, max_size=10)
+    for learner in ("pc", "aracne"):
+        a = lsbn(x, local_learner=learner, rng=np.random.default_rng(4), max_size=10)
+        b = lsbn(
+            x,
+            local_learner=learner,
+            rng=np.random.default_rng(4),
+            prepared=prepared,
+            max_size=10,
+        )
+        assert (a.skeleton == b.skeleton).all() and a.subcommunities == b.subcommunities
+        assert b.timings["markov_blankets"] == prepared.timings["markov_blankets"]
+    with pytest.raises(ValueError, match="prepared does not match"):
+        lsbn(x[:, :20], local_learner="pc", rng=np.random.default_rng(0), prepared=prepared)
 
 
 def test_constant_columns_get_no_edges():

@@ -86,6 +86,7 @@ from bnstudy.structure.weights import WEIGHT_FUNCTIONS
 __all__ = [
     "GLOBAL_LEARNERS",
     "LOCAL_LEARNERS",
+    "LSBNPrepared",
     "LSBNResult",
     "Piece",
     "check_settings",
@@ -96,6 +97,7 @@ __all__ = [
     "merge_pieces",
     "merge_two",
     "orient",
+    "prepare",
     "sample_subcommunities",
 ]
 
@@ -191,6 +193,69 @@ class LSBNResult:
     n_local_calls: int
     timings: dict[str, float]
     ropart: RopartResult = field(repr=False)
+
+
+@dataclass(frozen=True)
+class LSBNPrepared:
+    """The learner-independent phases of LSBN on one dataset, to share between LocalLearns.
+
+    Build it with :func:`prepare`; :func:`lsbn` accepts it (``prepared=``) and then runs only
+    the sampling, LocalLearn and mergence.
+
+    Attributes
+    ----------
+    columns : numpy.ndarray of int64
+        The non-constant columns of the data, the ones ROPART and IAMB ran on.
+    ropart : RopartResult
+        Algorithm 1 on those columns.
+    blankets : numpy.ndarray of bool, shape (k, k)
+        The symmetrised IAMB blankets (the inner Markov graph) over those columns.
+    timings : dict of str to float
+        Seconds of ``ropart`` and ``markov_blankets``.
+    """
+
+    columns: np.ndarray
+    ropart: RopartResult = field(repr=False)
+    blankets: np.ndarray = field(repr=False)
+    timings: dict[str, float]
+
+
+def prepare(data: Any, **settings: Any) -> LSBNPrepared:
+    """ROPART (Algorithm 1) and the Markov blankets (Algorithm 2, step 1) of a dataset.
+
+    Both depend on the data and on the ROPART and IAMB settings only, not on LocalLearn, so the
+    five LSBN variants of a dataset can share them.
+
+    Parameters
+    ----------
+    data : array_like, shape (n_samples, n_variables)
+    **settings
+        As :func:`lsbn`; ``weight_functions``, ``bins``, ``second_order_threshold``,
+        ``mb_weight`` and ``mb_alpha`` are used.
+
+    Returns
+    -------
+    LSBNPrepared
+    """
+    s = check_settings("pc", settings)
+    x, cards, keep = _varying(data)
+    d = as_discrete_data(x[:, keep], cards[keep])
+    t0 = time.perf_counter()
+    part = ropart(
+        d.to_array(),
+        methods=s["weight_functions"],
+        bins=int(s["bins"]),
+        second_order_threshold=float(s["second_order_threshold"]),
+    )
+    t_ropart = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    w = part.weights[s["mb_weight"]].astype(float).copy()
+    np.fill_diagonal(w, np.nan)
+    mb = markov_blankets(d, alpha=float(s["mb_alpha"]), weights=w)
+    mb = mb | mb.T
+    np.fill_diagonal(mb, False)
+    timings = {"ropart": t_ropart, "markov_blankets": time.perf_counter() - t0}
+    return LSBNPrepared(columns=keep, ropart=part, blankets=mb, timings=timings)
 
 
 def check_settings(local_learner: str, settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -616,6 +681,7 @@ def lsbn(
     *,
     local_learner: str,
     rng: np.random.Generator,
+    prepared: LSBNPrepared | None = None,
     **settings: Any,
 ) -> LSBNResult:
     """Learn a Bayesian network structure with the LSBN framework (Algorithms 1-3).
@@ -630,6 +696,10 @@ def lsbn(
     rng : numpy.random.Generator
         Source of all randomness (sub-community sampling, order MCMC); the result is a
         deterministic function of the data, the settings and the generator's state.
+    prepared : LSBNPrepared, optional
+        ROPART and the Markov blankets from :func:`prepare` on the same data and settings
+        (computed here if not given). Its phase times are reported in ``timings`` and counted in
+        ``timings["total"]``, as if computed anew.
     **settings
         Overrides of :data:`DEFAULTS`: ``weight_functions``, ``bins``, ``second_order_threshold``
         (ROPART); ``mb_weight``, ``mb_alpha`` (IAMB); ``max_size`` (sub-community cap);
@@ -664,7 +734,16 @@ def lsbn(
     s = check_settings(local_learner, settings)
     x, cards, keep = _varying(data)
     p_all = x.shape[1]
-    res = _lsbn(x[:, keep], cards[keep], local_learner, s, rng)
+    if prepared is None:
+        prepared = prepare(x, **settings)
+    elif not np.array_equal(prepared.columns, keep) or prepared.blankets.shape != (
+        keep.size,
+        keep.size,
+    ):
+        raise ValueError(
+            "prepared does not match the data: it was computed on other non-constant columns"
+        )
+    res = _lsbn(x[:, keep], cards[keep], local_learner, s, rng, prepared)
     if keep.size == p_all:
         return res
     # constant columns: no edges, singleton communities; indices back to the full data
@@ -688,31 +767,18 @@ def _lsbn(
     local_learner: str,
     s: Mapping[str, Any],
     rng: np.random.Generator,
+    prepared: LSBNPrepared,
 ) -> LSBNResult:
     """LSBN on validated data without constant columns (see :func:`lsbn`)."""
     d = as_discrete_data(x, cards)
     p = d.n_variables
-    timings: dict[str, float] = {}
     t_total = time.perf_counter()
-
-    # Algorithm 1: ROPART
-    t0 = time.perf_counter()
-    part = ropart(
-        x,
-        methods=s["weight_functions"],
-        bins=int(s["bins"]),
-        second_order_threshold=float(s["second_order_threshold"]),
-    )
-    timings["ropart"] = time.perf_counter() - t0
-
-    # Algorithm 2, step 1: IAMB on the mean-weight candidates; symmetrised (inner Markov graph)
-    t0 = time.perf_counter()
+    # Algorithm 1 (ROPART) and Algorithm 2, step 1 (IAMB on the mean-weight candidates,
+    # symmetrised: the inner Markov graph), from :func:`prepare`
+    part, mb = prepared.ropart, prepared.blankets
+    timings = dict(prepared.timings)
     w = part.weights[s["mb_weight"]].astype(float).copy()
     np.fill_diagonal(w, np.nan)
-    mb = markov_blankets(d, alpha=float(s["mb_alpha"]), weights=w)
-    mb = mb | mb.T
-    np.fill_diagonal(mb, False)
-    timings["markov_blankets"] = time.perf_counter() - t0
     t_trip = s["triplet_threshold"]
     if t_trip is None:  # the mb_weight graph's own elbow threshold (Table I)
         t_trip = part.thresholds[s["mb_weight"]]
@@ -817,7 +883,7 @@ def _lsbn(
         skeleton |= skeleton.T
     dag = orient(skeleton, votes)
     timings["orientation"] = time.perf_counter() - t0
-    timings["total"] = time.perf_counter() - t_total
+    timings["total"] = time.perf_counter() - t_total + sum(prepared.timings.values())
     return LSBNResult(
         adjacency=dag,
         skeleton=skeleton,
