@@ -20,7 +20,11 @@ Pipeline, following the paper's algorithms:
 4. **LocalLearn (Algorithm 2, step 3).** On each sub-community's columns: order-MCMC model
    averaging (``local_learner="model_averaging"``, undirected edge feature
    ``P(u -> v) + P(v -> u) > T_avg``) or, for the paper's "LSBN-wrapped" baselines, ARACNE, PC,
-   greedy hill climbing or MMHC.
+   greedy hill climbing or MMHC. A sub-community's structure decides the pairs with an end in
+   its core ``S`` only: those nodes have their Markov blankets inside it, while two blanket
+   members may depend through nodes outside it (their edge would be spurious). The paper does not
+   say which pairs a sub-community decides; deciding all of them roughly doubled the additional
+   edges on link (precision 0.44 against 0.98 for global PC).
 5. **Conflict resolution (Algorithm 2, step 4) and mergence (Algorithm 3).** Two structures are
    merged by taking every pair decided by one of them alone as that one decides it, and every pair
    both decide on which they agree. A pair on which they disagree is a *conflict*. Following the
@@ -96,6 +100,7 @@ __all__ = [
     "lsbn",
     "merge_pieces",
     "merge_two",
+    "core_piece",
     "orient",
     "prepare",
     "sample_subcommunities",
@@ -146,13 +151,37 @@ class Piece:
     Attributes
     ----------
     nodes : numpy.ndarray of int64
-        Sorted global node indices the structure decides on (every pair inside is decided).
+        Sorted global node indices.
     edges : frozenset of (int, int)
-        Undirected edges ``(u, v)`` with ``u < v``, global indices.
+        Undirected edges ``(u, v)`` with ``u < v``, global indices; all among the decided pairs.
+    decided : frozenset of (int, int), optional
+        The pairs ``(u, v)``, ``u < v``, the structure decides on (edge or no edge); ``None``:
+        every pair of ``nodes``. A sub-community decides the pairs that touch its core ``S``,
+        whose Markov blankets it contains; a pair of two blanket members may be separated only by
+        nodes outside it, so the sub-community has no say on it.
     """
 
     nodes: np.ndarray
     edges: frozenset[tuple[int, int]]
+    decided: frozenset[tuple[int, int]] | None = None
+
+    def decided_pairs(self) -> frozenset[tuple[int, int]]:
+        """The decided pairs, explicitly."""
+        if self.decided is not None:
+            return self.decided
+        v = self.nodes.tolist()
+        return frozenset((a, b) for i, a in enumerate(v) for b in v[i + 1 :])
+
+
+def core_piece(nodes: np.ndarray, core: np.ndarray, edges: frozenset[tuple[int, int]]) -> Piece:
+    """The piece of a sub-community: it decides the pairs with an end in ``core``."""
+    nodes = np.sort(np.asarray(nodes, dtype=np.int64))
+    in_core = set(np.asarray(core).tolist())
+    v = nodes.tolist()
+    decided = frozenset(
+        (a, b) for i, a in enumerate(v) for b in v[i + 1 :] if a in in_core or b in in_core
+    )
+    return Piece(nodes, frozenset(edges & decided), decided)
 
 
 @dataclass(frozen=True)
@@ -435,7 +464,8 @@ def sample_subcommunities(
     *,
     max_size: int,
     rng: np.random.Generator,
-) -> list[np.ndarray]:
+    return_cores: bool = False,
+) -> list[np.ndarray] | list[tuple[np.ndarray, np.ndarray]]:
     """Sub-communities of one community by the modified Random Node Neighbour (Alg. 2, step 2).
 
     Parameters
@@ -450,11 +480,13 @@ def sample_subcommunities(
         Largest sub-community.
     rng : numpy.random.Generator
         Picks the unvisited start nodes.
+    return_cores : bool, default False
+        Also return each sub-community's core ``S`` (the nodes it marks visited).
 
     Returns
     -------
-    list of numpy.ndarray of int64
-        Sorted sub-communities; together they cover ``C u MB(C)``.
+    list of numpy.ndarray of int64, or of (sub-community, core) pairs
+        Sorted sub-communities; together they cover ``C u MB(C)``, and their cores cover ``C``.
     """
     comm = np.unique(np.asarray(community, dtype=np.int64))
     w = np.nan_to_num(np.asarray(weights, dtype=float), nan=-np.inf)
@@ -488,7 +520,8 @@ def sample_subcommunities(
             mb = mb[np.argsort(-w[start, mb], kind="stable")][: max_size - 1]
             sub = np.sort(np.append(mb, start))
         visited[s_nodes] = True
-        out.append(sub.astype(np.int64))
+        sub = sub.astype(np.int64)
+        out.append((sub, np.sort(np.asarray(s_nodes, dtype=np.int64))) if return_cores else sub)
     return out
 
 
@@ -540,11 +573,17 @@ def merge_two(
     n_conflicts, n_relearned : int
     """
     nodes = np.union1d(a.nodes, b.nodes)
-    common = set(np.intersect1d(a.nodes, b.nodes, assume_unique=True).tolist())
-    conflicts = {e for e in a.edges ^ b.edges if e[0] in common and e[1] in common}
+    if a.decided is None and b.decided is None:
+        common = set(np.intersect1d(a.nodes, b.nodes, assume_unique=True).tolist())
+        conflicts = {e for e in a.edges ^ b.edges if e[0] in common and e[1] in common}
+        decided_ab = None
+    else:
+        da, db = a.decided_pairs(), b.decided_pairs()
+        conflicts = {e for e in a.edges ^ b.edges if e in da and e in db}
+        decided_ab = da | db
     edges = set((a.edges | b.edges) - conflicts)
     if not conflicts:
-        return Piece(nodes, frozenset(edges)), 0, 0
+        return Piece(nodes, frozenset(edges), decided_ab), 0, 0
     union = a.edges | b.edges
     adj: dict[int, set[int]] = {}
     for u, v in union:
@@ -576,7 +615,7 @@ def merge_two(
     rest = sorted(conflicts - decided)
     if vote is not None:  # no candidate triplet: decided by the vote
         edges |= {e for e in rest if vote(*e)}
-        return Piece(nodes, frozenset(edges)), len(conflicts), n_relearned
+        return Piece(nodes, frozenset(edges), decided_ab), len(conflicts), n_relearned
     # else re-learn the pair in its context, which also decides every other such pair with both
     # ends in that context
     for u, v in rest:
@@ -589,7 +628,7 @@ def merge_two(
         inside = {e for e in rest if e[0] in members and e[1] in members} - decided
         edges |= inside & learned
         decided |= inside
-    return Piece(nodes, frozenset(edges)), len(conflicts), n_relearned
+    return Piece(nodes, frozenset(edges), decided_ab), len(conflicts), n_relearned
 
 
 def merge_pieces(
@@ -843,9 +882,9 @@ def _lsbn(
     n_conflicts = n_relearned = 0
     t_merge = 0.0
     for comm in part.second_order:
-        subs = sample_subcommunities(comm, mb, w, max_size=cap, rng=rng)
-        pieces = [Piece(sub, learn(sub)) for sub in subs]
-        subcommunities += [sub.tolist() for sub in subs]
+        subs = sample_subcommunities(comm, mb, w, max_size=cap, rng=rng, return_cores=True)
+        pieces = [core_piece(sub, core, learn(sub)) for sub, core in subs]
+        subcommunities += [sub.tolist() for sub, _ in subs]
         tm = time.perf_counter()
         learned_before = calls["learn"]
         piece, c, r = merge_pieces(pieces, merge)
