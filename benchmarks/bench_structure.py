@@ -14,7 +14,7 @@ pyAgrum 3.3.1 (C++; ``pip install -e '.[bench]'``), in this process, median of `
 alpha 0.01 and the same conditioning bound (its PC is PC-stable), and ``useGreedyHillClimbing``
 with ``useScoreBDeu`` (its BDeu score's own prior; pyAgrum rejects an added BDeu prior), on
 ``--pyagrum-threads`` threads (default 1, as ours: on a shared machine more threads only add
-contention). Without
+contention), each in a subprocess with a timeout (``--pyagrum-timeout``). Without
 pyAgrum installed its columns say so; ``--skip-pyagrum`` leaves them out.
 
 Printed per method: median seconds, the ratio pgmpy / ours (``>`` when pgmpy timed out), pyAgrum's
@@ -27,7 +27,7 @@ Usage::
 
     .venv/bin/python benchmarks/bench_structure.py [--networks alarm pigs] [--n 20000]
         [--repeats 3] [--pgmpy-timeout 300] [--skip-pgmpy] [--skip-pyagrum]
-        [--pyagrum-threads 1] [--data DIR]
+        [--pyagrum-threads 1] [--pyagrum-timeout 600] [--data DIR]
 """
 
 from __future__ import annotations
@@ -124,45 +124,65 @@ def _run_pgmpy(
     return res["seconds"], np.array(res["edges"], dtype=np.int64).reshape(-1, 2)
 
 
+PYAGRUM_SCRIPT = textwrap.dedent(
+    """
+    import json, statistics, sys, time
+    import pyagrum as gum
+    csv, method, max_cond, repeats, threads = sys.argv[1:6]
+    gum.setNumberOfThreads(int(threads))
+    times = []
+    for _ in range(int(repeats)):
+        learner = gum.BNLearner(csv)  # reads the CSV: not timed
+        t0 = time.perf_counter()
+        if method == "pc":
+            learner.usePC()
+            learner.useG2Test()
+            learner.setPCAlpha(0.01)
+            learner.setPCMaxCondSetSize(int(max_cond))
+            graph = learner.learnPDAG()
+            pairs = list(graph.arcs()) + list(graph.edges())
+        else:
+            learner.useGreedyHillClimbing()
+            learner.useScoreBDeu()
+            learner.useNoPrior()
+            graph = learner.learnBN()
+            pairs = list(graph.arcs())
+        times.append(time.perf_counter() - t0)
+    # pyAgrum's node ids follow the CSV's column order
+    print(json.dumps({"seconds": statistics.median(times), "edges": [list(e) for e in pairs]}))
+    """
+)
+
+
 def _pyagrum_learners(
-    x: np.ndarray, max_cond: int, repeats: int, threads: int
-) -> dict[str, tuple[float, np.ndarray]] | str:
-    """Median seconds and adjacency of pyAgrum's PC and greedy BDeu search; a reason if absent."""
+    x: np.ndarray, max_cond: int, args: argparse.Namespace
+) -> dict[str, tuple[float | None, np.ndarray | None]] | str:
+    """Median seconds and adjacency of pyAgrum's PC and greedy BDeu search, each in a subprocess
+    with a timeout ((None, None) when it runs out); a reason if pyAgrum is absent."""
     try:
-        import pyagrum as gum
+        import pyagrum  # noqa: F401
     except ImportError:
         return "not installed (pip install -e '.[bench]')"
     p = x.shape[1]
     names = [f"v{i}" for i in range(p)]
-    out: dict[str, tuple[float, np.ndarray]] = {}
+    out: dict[str, tuple[float | None, np.ndarray | None]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         csv = Path(tmp) / "samples.csv"
         np.savetxt(csv, x, fmt="%d", delimiter=",", header=",".join(names), comments="")
-
-        def learn(method: str) -> tuple[float, np.ndarray]:
-            learner = gum.BNLearner(str(csv))  # reads the CSV: not timed
-            t0 = time.perf_counter()
-            if method == "pc":
-                learner.usePC()
-                learner.useG2Test()
-                learner.setPCAlpha(0.01)
-                learner.setPCMaxCondSetSize(max_cond)
-                graph = learner.learnPDAG()
-                pairs = list(graph.arcs()) + list(graph.edges())
-            else:
-                learner.useGreedyHillClimbing()
-                learner.useScoreBDeu()
-                learner.useNoPrior()
-                graph = learner.learnBN()
-                pairs = list(graph.arcs())
-            seconds = time.perf_counter() - t0
-            # pyAgrum's node ids follow the CSV's column order
-            return seconds, _adjacency(np.array(pairs, dtype=np.int64).reshape(-1, 2), p)
-
-        gum.setNumberOfThreads(threads)
         for method in ("pc", "hc"):
-            runs = [learn(method) for _ in range(repeats)]
-            out[method] = (statistics.median(r[0] for r in runs), runs[-1][1])
+            cmd = [sys.executable, "-c", PYAGRUM_SCRIPT, str(csv), method, str(max_cond)]
+            cmd += [str(args.repeats), str(args.pyagrum_threads)]
+            try:
+                run = subprocess.run(
+                    cmd, capture_output=True, text=True, timeout=args.pyagrum_timeout, check=True
+                )
+            except subprocess.TimeoutExpired:
+                out[method] = (None, None)
+                print(f"  pyAgrum {method}: timeout", flush=True)
+                continue
+            res = json.loads(run.stdout.strip().splitlines()[-1])
+            edges = np.array(res["edges"], dtype=np.int64).reshape(-1, 2)
+            out[method] = (res["seconds"], _adjacency(edges, p))
     return out
 
 
@@ -214,11 +234,7 @@ def bench_network(name: str, args: argparse.Namespace) -> list[dict[str, object]
                 secs, edges = _run_pgmpy(bif, path, method, max_cond, args.pgmpy_timeout)
                 theirs[method] = (secs, None if edges is None else _adjacency(edges, p))
                 print(f"  pgmpy {method} on {name}: {secs if secs else 'timeout'}", flush=True)
-    agrum = (
-        {}
-        if args.skip_pyagrum
-        else _pyagrum_learners(x, max_cond, args.repeats, args.pyagrum_threads)
-    )
+    agrum = {} if args.skip_pyagrum else _pyagrum_learners(x, max_cond, args)
     if isinstance(agrum, str):
         print(f"  pyAgrum: {agrum}", flush=True)
         agrum = {}
@@ -239,6 +255,7 @@ def bench_network(name: str, args: argparse.Namespace) -> list[dict[str, object]
             "ours": t,
             "pgmpy": secs,
             "pyagrum": t_agrum,
+            "pyagrum_timed_out": agrum_key in agrum and t_agrum is None,
             "f1": f1(g),
             "f1_pgmpy": None if gp is None else f1(gp),
             "f1_pyagrum": None if ga is None else f1(ga),
@@ -273,6 +290,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--pyagrum-threads", type=int, default=1, help="pyAgrum's threads (ours use one)"
     )
+    parser.add_argument("--pyagrum-timeout", type=float, default=600.0, help="seconds per call")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="data mirror (with bif/)")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore", FutureWarning)
@@ -303,6 +321,9 @@ def main(argv: list[str] | None = None) -> None:
             f1p = "-" if r.get("f1_pgmpy") is None else f"{r['f1_pgmpy']:.3f}"
             ta = r.get("pyagrum")
             ag, ag_ratio = ("-", "-") if ta is None else (f"{ta:.3f}", f"{r['ours'] / ta:.2f}x")
+            if r.get("pyagrum_timed_out"):
+                ag = f">{args.pyagrum_timeout:.0f}"
+                ag_ratio = f"<{r['ours'] / args.pyagrum_timeout:.2f}x"
             f1a = "-" if r.get("f1_pyagrum") is None else f"{r['f1_pyagrum']:.3f}"
             print(
                 f"{r['network']:<8} {r['method']:<10} {r['ours']:>8.3f} {pg:>9} {ratio:>10} "
