@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from bnstudy.structure.tables import (
+    aracne_threshold_table,
     community_size_table,
     comparison_table,
     metric_summary,
@@ -157,3 +158,13 @@ def test_community_sizes_beside_the_text(stats):
     assert t.loc["alarm", "mean_size"] == 8.0 and t.loc["alarm", "mean_size_paper"] == 10.286
     assert t.loc["insurance", "mean_size_nontrivial"] == 12.0
     assert t.loc["insurance", "pct_size_le_25_paper"] == 100
+
+
+def test_aracne_threshold_table(runs):
+    runs = runs.copy()
+    pick = (runs["network"] == "pigs") & (runs["method"] == "aracne")
+    runs.loc[pick & (runs["framework"] == "lsbn"), "additional"] = 7
+    t = aracne_threshold_table(runs, 0.05).set_index("network")
+    assert list(t.index) == ["alarm", "pigs"]
+    assert (t["tau"] == 0.05).all() and (t["tau_paper"] == "not recovered").all()
+    assert t.loc["alarm", "edges_global"] == 12 and t.loc["pigs", "edges_lsbn"] == 17

@@ -77,6 +77,9 @@ def test_comparison_and_summaries(smoke_run, smoke_lsbn):
         summary = _read(smoke_run, f"{name}.csv")
         assert summary["network"].tolist() == [*smoke_lsbn["networks"], "mean"]
         assert smoke_run.joinpath(*TABLES, f"{name}.md").read_text().startswith("## ")
+    table5 = _read(smoke_run, "table5_aracne_thresholds.csv")
+    assert table5["network"].tolist() == smoke_lsbn["networks"]
+    assert (table5["tau"] == smoke_lsbn["tau"]).all() and (table5["edges_global"] >= 0).all()
 
 
 def test_claims_table(smoke_run):

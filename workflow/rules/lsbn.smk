@@ -148,7 +148,8 @@ rule make_table_lsbn_ropart:
         "../scripts/make_table_lsbn_ropart.py"
 
 
-# Tables VI-XIII: per network and method, global vs LSBN; summaries of P, R, F and run time.
+# Tables V-XIII: ARACNE's threshold; per network and method, global vs LSBN; summaries of P, R,
+# F and run time.
 rule make_table_lsbn_comparison:
     input:
         metrics=lsbn_learning_runs(),
@@ -189,6 +190,13 @@ rule make_table_lsbn_comparison:
             labels={"table": "run time"},
         ),
         runtime_md=table("lsbn", "runtime")["md"],
+        table5_csv=report(
+            table("lsbn", "table5_aracne_thresholds")["csv"],
+            caption="../report/lsbn_table5.rst",
+            category="lsbn: LSBN structure learning",
+            labels={"table": "Table V"},
+        ),
+        table5_md=table("lsbn", "table5_aracne_thresholds")["md"],
     log:
         "logs/make_table_lsbn_comparison.log",
     benchmark:
@@ -198,8 +206,10 @@ rule make_table_lsbn_comparison:
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        tau=config["lsbn"]["tau"],
     message:
-        "Tables VI-XIII of the LSBN paper"
+        "Tables V-XIII of the LSBN paper"
     script:
         "../scripts/make_table_lsbn_comparison.py"
 

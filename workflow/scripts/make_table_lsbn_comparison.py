@@ -1,7 +1,7 @@
 """Global vs LSBN comparison tables of the LSBN paper (Tables VI-XIII and run time).
 
 Outputs: ``reports/lsbn/tables/runs.csv`` (every run) and ``{comparison,precision,recall,
-f_score,runtime}.{csv,md}``.
+f_score,runtime,table5_aracne_thresholds}.{csv,md}``.
 """
 
 import logging
@@ -10,7 +10,7 @@ import pandas as pd
 
 from bnstudy.logs import configure_logging
 from bnstudy.report import write_table
-from bnstudy.structure.tables import comparison_table, metric_summary
+from bnstudy.structure.tables import aracne_threshold_table, comparison_table, metric_summary
 
 logger = logging.getLogger(__name__)
 
@@ -22,9 +22,14 @@ SUMMARIES = {
 }
 
 
-def main(metrics, runs_csv, comparison, summaries):
+def main(metrics, runs_csv, comparison, summaries, aracne, *, tau):
     runs = pd.concat([pd.read_csv(f) for f in metrics], ignore_index=True)
     runs.to_csv(runs_csv, index=False)
+    write_table(
+        aracne_threshold_table(runs, tau),
+        *aracne,
+        title="LSBN Table V: ARACNE threshold tau (nats) and the edges ARACNE kept",
+    )
     write_table(
         comparison_table(runs),
         *comparison,
@@ -50,4 +55,6 @@ if __name__ == "__main__":
             "f_score": (o.f_score_csv, o.f_score_md),
             "runtime_s": (o.runtime_csv, o.runtime_md),
         },
+        (o.table5_csv, o.table5_md),
+        tau=snakemake.params.tau,
     )
