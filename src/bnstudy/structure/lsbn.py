@@ -23,8 +23,9 @@ Pipeline, following the paper's algorithms:
    greedy hill climbing or MMHC. A sub-community's structure decides the pairs with an end in
    its core ``S`` only: those nodes have their Markov blankets inside it, while two blanket
    members may depend through nodes outside it (their edge would be spurious). The paper does not
-   say which pairs a sub-community decides; deciding all of them roughly doubled the additional
-   edges on link (precision 0.44 against 0.98 for global PC).
+   say which pairs a sub-community decides; with PC on link (20000 rows) deciding all of them
+   gave 739 additional edges (precision 0.44), deciding the core's pairs about 170 (0.77;
+   global PC 0.96).
 5. **Conflict resolution (Algorithm 2, step 4) and mergence (Algorithm 3).** Two structures are
    merged by taking every pair decided by one of them alone as that one decides it, and every pair
    both decide on which they agree. A pair on which they disagree is a *conflict*. Following the
