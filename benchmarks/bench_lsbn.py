@@ -24,8 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import textwrap
 import time
@@ -33,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 import yaml
+from timed_script import run_json_script
 
 from bnstudy.metrics.structure import skeleton_metrics
 from bnstudy.networks import forward_sample, load_network
@@ -60,17 +59,9 @@ GLOBAL_SCRIPT = textwrap.dedent(
 
 def _global(x_path: Path, method: str, settings: dict, timeout: float):
     """Seconds and skeleton edges of one global baseline in a subprocess; (None, None) on timeout."""
-    try:
-        out = subprocess.run(
-            [sys.executable, "-c", GLOBAL_SCRIPT, str(x_path), method, json.dumps(settings)],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=True,
-        )
-    except subprocess.TimeoutExpired:
+    res = run_json_script(GLOBAL_SCRIPT, [x_path, method, json.dumps(settings)], timeout)
+    if res is None:
         return None, None
-    res = json.loads(out.stdout.strip().splitlines()[-1])
     return res["seconds"], np.array(res["edges"], dtype=np.int64).reshape(-1, 2)
 
 

@@ -33,11 +33,8 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import textwrap
 import time
@@ -46,6 +43,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from timed_script import run_json_script
 
 from bnstudy.metrics.structure import skeleton_metrics
 from bnstudy.networks import forward_sample, load_network
@@ -109,18 +107,9 @@ def _run_pgmpy(
 ) -> tuple[float | None, np.ndarray | None]:
     """Seconds and edge list of one pgmpy estimator in a subprocess; (None, None) on timeout."""
     env = dict(os.environ, PYTHONHASHSEED="0")
-    try:
-        out = subprocess.run(
-            [sys.executable, "-c", PGMPY_SCRIPT, str(bif), str(samples), method, str(max_cond)],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=timeout,
-            check=True,
-        )
-    except subprocess.TimeoutExpired:
+    res = run_json_script(PGMPY_SCRIPT, [bif, samples, method, max_cond], timeout, env=env)
+    if res is None:
         return None, None
-    res = json.loads(out.stdout.strip().splitlines()[-1])
     return res["seconds"], np.array(res["edges"], dtype=np.int64).reshape(-1, 2)
 
 
@@ -170,17 +159,12 @@ def _pyagrum_learners(
         csv = Path(tmp) / "samples.csv"
         np.savetxt(csv, x, fmt="%d", delimiter=",", header=",".join(names), comments="")
         for method in ("pc", "hc"):
-            cmd = [sys.executable, "-c", PYAGRUM_SCRIPT, str(csv), method, str(max_cond)]
-            cmd += [str(args.repeats), str(args.pyagrum_threads)]
-            try:
-                run = subprocess.run(
-                    cmd, capture_output=True, text=True, timeout=args.pyagrum_timeout, check=True
-                )
-            except subprocess.TimeoutExpired:
+            run_args = [csv, method, max_cond, args.repeats, args.pyagrum_threads]
+            res = run_json_script(PYAGRUM_SCRIPT, run_args, args.pyagrum_timeout)
+            if res is None:
                 out[method] = (None, None)
                 print(f"  pyAgrum {method}: timeout", flush=True)
                 continue
-            res = json.loads(run.stdout.strip().splitlines()[-1])
             edges = np.array(res["edges"], dtype=np.int64).reshape(-1, 2)
             out[method] = (res["seconds"], _adjacency(edges, p))
     return out

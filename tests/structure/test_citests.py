@@ -8,13 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bnstudy.networks import forward_sample, load_network, samples_to_frame
+from bnstudy.networks import forward_sample, samples_to_frame
 from bnstudy.structure.citests import as_discrete_data, ci_test, ci_tests
-
-
-@pytest.fixture(scope="module")
-def alarm(mirror):
-    return load_network(mirror / "bif" / "alarm.bif.gz")
 
 
 @pytest.fixture(scope="module")

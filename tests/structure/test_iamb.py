@@ -13,25 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bnstudy.networks import forward_sample, load_network
 from bnstudy.structure.iamb import iamb, markov_blankets, mean_weight_candidates
-
-N = 20000
-
-
-@pytest.fixture(scope="module")
-def alarm(mirror):
-    return load_network(mirror / "bif" / "alarm.bif.gz")
-
-
-@pytest.fixture(scope="module")
-def alarm_data(alarm):
-    return forward_sample(alarm, N, rng=np.random.default_rng(0))
-
-
-@pytest.fixture(scope="module")
-def cards(alarm):
-    return [alarm.cardinality[v] for v in alarm.nodes]
 
 
 @pytest.fixture(scope="module")

@@ -8,14 +8,9 @@ import numpy as np
 import pytest
 
 from bnstudy.metrics.structure import skeleton_metrics
-from bnstudy.networks import forward_sample, load_network
+from bnstudy.networks import forward_sample
 from bnstudy.structure.hill_climb import is_dag
 from bnstudy.structure.mmhc import mmhc, mmpc, mmpc_skeleton
-
-
-@pytest.fixture(scope="module")
-def alarm(mirror):
-    return load_network(mirror / "bif" / "alarm.bif.gz")
 
 
 def test_alarm_fast_and_accurate(alarm):

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pytest
 
-from bnstudy.networks import forward_sample, load_network, samples_to_frame
+from bnstudy.networks import forward_sample, samples_to_frame
 from bnstudy.structure.pc import meek_rules, orient_v_structures, pc, pc_skeleton
 
 VENT = [
@@ -32,11 +32,6 @@ VENT = [
     "PVSAT",
     "SAO2",
 ]
-
-
-@pytest.fixture(scope="module")
-def alarm(mirror):
-    return load_network(mirror / "bif" / "alarm.bif.gz")
 
 
 @pytest.fixture(scope="module")

@@ -8,25 +8,8 @@ import numpy as np
 import pytest
 from scipy.special import gammaln
 
-from bnstudy.networks import forward_sample, load_network, samples_to_frame
+from bnstudy.networks import samples_to_frame
 from bnstudy.structure.scores import BDeuScore, bdeu_local_score
-
-N = 20000
-
-
-@pytest.fixture(scope="module")
-def alarm(mirror):
-    return load_network(mirror / "bif" / "alarm.bif.gz")
-
-
-@pytest.fixture(scope="module")
-def alarm_data(alarm):
-    return forward_sample(alarm, N, rng=np.random.default_rng(0))
-
-
-@pytest.fixture(scope="module")
-def cards(alarm):
-    return [alarm.cardinality[v] for v in alarm.nodes]
 
 
 def _true_adjacency(bn):

@@ -267,12 +267,18 @@ def prepare(data: Any, **settings: Any) -> LSBNPrepared:
     -------
     LSBNPrepared
     """
-    s = check_settings("pc", settings)
     x, cards, keep = _varying(data)
-    d = as_discrete_data(x[:, keep], cards[keep])
+    return _prepare(x[:, keep], cards[keep], keep, check_settings("pc", settings))
+
+
+def _prepare(
+    x: np.ndarray, cards: np.ndarray, keep: np.ndarray, s: Mapping[str, Any]
+) -> LSBNPrepared:
+    """:func:`prepare` on validated data without constant columns (``keep``: their indices)."""
+    d = as_discrete_data(x, cards)
     t0 = time.perf_counter()
     part = ropart(
-        d.to_array(),
+        x,
         methods=s["weight_functions"],
         bins=int(s["bins"]),
         second_order_threshold=float(s["second_order_threshold"]),
@@ -574,14 +580,9 @@ def merge_two(
     n_conflicts, n_relearned : int
     """
     nodes = np.union1d(a.nodes, b.nodes)
-    if a.decided is None and b.decided is None:
-        common = set(np.intersect1d(a.nodes, b.nodes, assume_unique=True).tolist())
-        conflicts = {e for e in a.edges ^ b.edges if e[0] in common and e[1] in common}
-        decided_ab = None
-    else:
-        da, db = a.decided_pairs(), b.decided_pairs()
-        conflicts = {e for e in a.edges ^ b.edges if e in da and e in db}
-        decided_ab = da | db
+    da, db = a.decided_pairs(), b.decided_pairs()
+    conflicts = {e for e in a.edges ^ b.edges if e in da and e in db}
+    decided_ab = da | db
     edges = set((a.edges | b.edges) - conflicts)
     if not conflicts:
         return Piece(nodes, frozenset(edges), decided_ab), 0, 0
@@ -775,7 +776,7 @@ def lsbn(
     x, cards, keep = _varying(data)
     p_all = x.shape[1]
     if prepared is None:
-        prepared = prepare(x, **settings)
+        prepared = _prepare(x[:, keep], cards[keep], keep, s)
     elif not np.array_equal(prepared.columns, keep) or prepared.blankets.shape != (
         keep.size,
         keep.size,
