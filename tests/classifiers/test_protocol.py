@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bnstudy.classifiers.protocol import (
+from bnstudy.data.readers import ClassificationSplit
+from bnstudy.studies.tan.protocol import (
     compare_mi_graphs,
     expand_grid,
     load_mi_graphs,
@@ -18,7 +19,6 @@ from bnstudy.classifiers.protocol import (
     table1,
     validation_split,
 )
-from bnstudy.data.readers import ClassificationSplit
 
 HPARAMS = pd.DataFrame(
     {"lambda_tradeoff": [10.0, 20.0, 30.0], "gamma_margin": [1.0, 2.0, 3.0], "eta": [10.0] * 3}

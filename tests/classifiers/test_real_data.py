@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bnstudy.classifiers import chow_liu_parents, is_valid_tan, run_tan_experiments
+from bnstudy.classifiers import chow_liu_parents, is_valid_tan
+from bnstudy.studies.tan.experiments import run_tan_experiments
 
 
 def test_letter_ml_baselines(letter: dict) -> None:

@@ -15,8 +15,6 @@ from bnstudy.classifiers import (
     conditional_mutual_information,
     is_valid_tan,
     learning_rate_schedule,
-    run_tan_experiment,
-    run_tan_experiments,
     structure_margin,
     tan_weight,
     temperature_schedule,
@@ -24,6 +22,7 @@ from bnstudy.classifiers import (
     train_classifier,
 )
 from bnstudy.data.readers import ClassificationSplit
+from bnstudy.studies.tan.experiments import run_tan_experiment, run_tan_experiments
 
 
 def _fit(tan_data: dict, **kwargs):

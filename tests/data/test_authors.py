@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bnstudy.data.authors import authors_codes, authors_training_rows, compare_with_authors
 from bnstudy.data.discretize import MDLDiscretizer
 from bnstudy.data.readers import ClassificationSplit
+from bnstudy.studies.tan.authors import authors_codes, authors_training_rows, compare_with_authors
 
 
 def _release(rng, n=600, d=4):

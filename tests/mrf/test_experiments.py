@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bnstudy.mrf import binary_tree, grid, log_likelihood, log_pseudo_likelihood, tree_mle
-from bnstudy.mrf.experiments import (
+from bnstudy.studies.mrf.experiments import (
     ESTIMATORS,
     fit_estimator,
     heldout_log_likelihood,

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bnstudy.mrf.tables import (
+from bnstudy.studies.mrf.tables import (
     PAPER_STEPS,
     paper_claims,
     runtime_table,

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from bnstudy.networks import DiscreteBayesianNetwork, load_network
-from bnstudy.networks.mini_adapt import (
+from bnstudy.parameters import identical_cpt_sets, validate_sharing
+from bnstudy.studies.em.mini_adapt import (
     MINI_ADAPT_ROLES,
     MINI_ADAPT_SUFFIXES,
     ancestral_marginal,
@@ -19,7 +20,6 @@ from bnstudy.networks.mini_adapt import (
     role_nodes,
     shared_node_set,
 )
-from bnstudy.parameters import identical_cpt_sets, validate_sharing
 
 
 @pytest.fixture(scope="module")

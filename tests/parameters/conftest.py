@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bnstudy.networks import DiscreteBayesianNetwork, load_network
-from bnstudy.networks.mini_adapt import build_mini_adapt
+from bnstudy.studies.em.mini_adapt import build_mini_adapt
 
 
 def random_cpts(

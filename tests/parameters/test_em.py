@@ -10,12 +10,12 @@ import pytest
 
 from bnstudy.inference.junction_tree import JunctionTree
 from bnstudy.networks import DiscreteBayesianNetwork, forward_sample
-from bnstudy.networks.mini_adapt import hidden_nodes, shared_node_set
 from bnstudy.parameters import (
     ExpectationMaximization,
     complete_data_counts,
     cpts_from_counts,
 )
+from bnstudy.studies.em.mini_adapt import hidden_nodes, shared_node_set
 
 
 class BruteForceEStep:

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from bnstudy.networks import forward_sample
-from bnstudy.parameters.tables import error_metric_table, mini_adapt_table, sharing_table
-from bnstudy.parameters.trials import (
+from bnstudy.studies.em.tables import error_metric_table, mini_adapt_table, sharing_table
+from bnstudy.studies.em.trials import (
     choose_hidden,
     run_em_trials,
     sharing_correlations,

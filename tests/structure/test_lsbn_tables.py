@@ -1,4 +1,4 @@
-"""The LSBN paper's tables and claims from per-run rows (bnstudy.structure.tables)."""
+"""The LSBN paper's tables and claims from per-run rows (bnstudy.studies.lsbn.tables)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bnstudy.structure.tables import (
+from bnstudy.studies.lsbn.tables import (
     aracne_threshold_table,
     community_size_table,
     comparison_table,

@@ -7,7 +7,7 @@ import logging
 
 from bnstudy.logs import configure_logging
 from bnstudy.networks import load_network, write_net
-from bnstudy.networks.mini_adapt import build_mini_adapt
+from bnstudy.studies.em.mini_adapt import build_mini_adapt
 
 logger = logging.getLogger(__name__)
 

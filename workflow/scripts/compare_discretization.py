@@ -7,11 +7,11 @@ import logging
 
 import pandas as pd
 
-from bnstudy.data.authors import compare_with_authors
 from bnstudy.data.build import read_raw_classification
 from bnstudy.data.readers import read_bnc
 from bnstudy.logs import configure_logging
 from bnstudy.report import write_table
+from bnstudy.studies.tan.authors import compare_with_authors
 
 logger = logging.getLogger(__name__)
 

@@ -8,10 +8,10 @@ import logging
 import numpy as np
 import pandas as pd
 
-from bnstudy.classifiers.protocol import compare_mi_graphs, load_mi_graphs
 from bnstudy.data.readers import read_bnc_mi
 from bnstudy.logs import configure_logging
 from bnstudy.report import write_table
+from bnstudy.studies.tan.protocol import compare_mi_graphs, load_mi_graphs
 
 logger = logging.getLogger(__name__)
 

@@ -5,10 +5,10 @@ Output: ``results/tan/mi/<dataset>.npz`` (the edge weights of Chow-Liu TANs).
 
 import logging
 
-from bnstudy.classifiers.protocol import save_mi_graphs
 from bnstudy.classifiers.structures import conditional_mutual_information
 from bnstudy.data.prepared import load_prepared
 from bnstudy.logs import configure_logging
+from bnstudy.studies.tan.protocol import save_mi_graphs
 
 logger = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from bnstudy.logs import configure_logging
-from bnstudy.mrf.experiments import load_replicate, run_simulation_fit, simulation_graph
+from bnstudy.studies.mrf.experiments import load_replicate, run_simulation_fit, simulation_graph
 from bnstudy.utils import atomic_path, provenance, save_npz
 
 logger = logging.getLogger(__name__)

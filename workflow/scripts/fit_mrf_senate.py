@@ -11,7 +11,7 @@ import pandas as pd
 
 from bnstudy.data.build import load_senate
 from bnstudy.logs import configure_logging
-from bnstudy.mrf.experiments import load_graph, run_senate_fit
+from bnstudy.studies.mrf.experiments import load_graph, run_senate_fit
 from bnstudy.utils import atomic_path, provenance, save_npz
 
 logger = logging.getLogger(__name__)

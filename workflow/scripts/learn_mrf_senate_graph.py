@@ -8,7 +8,7 @@ import logging
 
 from bnstudy.data.build import load_senate
 from bnstudy.logs import configure_logging
-from bnstudy.mrf.experiments import learn_senate_graph, save_graph
+from bnstudy.studies.mrf.experiments import learn_senate_graph, save_graph
 
 logger = logging.getLogger(__name__)
 

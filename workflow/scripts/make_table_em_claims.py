@@ -8,8 +8,8 @@ import logging
 import pandas as pd
 
 from bnstudy.logs import configure_logging
-from bnstudy.parameters.tables import paper_claims
 from bnstudy.report import write_table
+from bnstudy.studies.em.tables import paper_claims
 
 logger = logging.getLogger(__name__)
 

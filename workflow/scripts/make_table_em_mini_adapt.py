@@ -8,8 +8,8 @@ import logging
 import pandas as pd
 
 from bnstudy.logs import configure_logging
-from bnstudy.parameters.tables import error_metric_table, mini_adapt_table
 from bnstudy.report import write_table
+from bnstudy.studies.em.tables import error_metric_table, mini_adapt_table
 
 logger = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ import logging
 import pandas as pd
 
 from bnstudy.logs import configure_logging
-from bnstudy.parameters.tables import sharing_table
 from bnstudy.report import write_table
+from bnstudy.studies.em.tables import sharing_table
 from bnstudy.utils import atomic_path
 
 logger = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ import pandas as pd
 
 from bnstudy.logs import configure_logging
 from bnstudy.report import write_table
-from bnstudy.structure.tables import paper_claims
+from bnstudy.studies.lsbn.tables import paper_claims
 
 logger = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ import pandas as pd
 
 from bnstudy.logs import configure_logging
 from bnstudy.report import write_table
-from bnstudy.structure.tables import aracne_threshold_table, comparison_table, metric_summary
+from bnstudy.studies.lsbn.tables import aracne_threshold_table, comparison_table, metric_summary
 
 logger = logging.getLogger(__name__)
 

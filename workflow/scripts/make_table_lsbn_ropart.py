@@ -11,7 +11,7 @@ import pandas as pd
 
 from bnstudy.logs import configure_logging
 from bnstudy.report import write_table
-from bnstudy.structure.tables import (
+from bnstudy.studies.lsbn.tables import (
     community_size_table,
     partition_quality_table,
     threshold_table,

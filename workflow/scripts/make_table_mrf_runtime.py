@@ -8,8 +8,8 @@ import logging
 import pandas as pd
 
 from bnstudy.logs import configure_logging
-from bnstudy.mrf.tables import runtime_table
 from bnstudy.report import write_table
+from bnstudy.studies.mrf.tables import runtime_table
 
 logger = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ import logging
 import pandas as pd
 
 from bnstudy.logs import configure_logging
-from bnstudy.mrf.tables import summarize_runs
 from bnstudy.report import write_table
+from bnstudy.studies.mrf.tables import summarize_runs
 from bnstudy.utils import atomic_path
 
 logger = logging.getLogger(__name__)

@@ -8,9 +8,9 @@ import logging
 
 import pandas as pd
 
-from bnstudy.classifiers.protocol import paper_claims, select_settings, table1
 from bnstudy.logs import configure_logging
 from bnstudy.report import write_table
+from bnstudy.studies.tan.protocol import paper_claims, select_settings, table1
 from bnstudy.utils import atomic_path
 
 logger = logging.getLogger(__name__)

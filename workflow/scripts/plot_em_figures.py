@@ -10,7 +10,7 @@ import pandas as pd
 
 from bnstudy.logs import configure_logging
 from bnstudy.plotting import save_figure
-from bnstudy.plotting.em import error_histograms, loglik_error_paths, sharing_trends
+from bnstudy.studies.em.figures import error_histograms, loglik_error_paths, sharing_trends
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from bnstudy.logs import configure_logging
 from bnstudy.plotting import save_figure
-from bnstudy.plotting.mrf import paper_figures
+from bnstudy.studies.mrf.figures import paper_figures
 
 logger = logging.getLogger(__name__)
 

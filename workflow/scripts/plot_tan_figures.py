@@ -7,10 +7,10 @@ import logging
 
 import pandas as pd
 
-from bnstudy.classifiers.protocol import TABLE1_MODELS
 from bnstudy.logs import configure_logging
 from bnstudy.plotting import save_figure
-from bnstudy.plotting.tan import errors_by_group, errors_by_model
+from bnstudy.studies.tan.figures import errors_by_group, errors_by_model
+from bnstudy.studies.tan.protocol import TABLE1_MODELS
 
 logger = logging.getLogger(__name__)
 

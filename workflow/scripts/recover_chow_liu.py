@@ -20,8 +20,6 @@ import numpy as np
 import pandas as pd
 import torch
 
-from bnstudy.classifiers.experiments import run_tan_experiments
-from bnstudy.classifiers.protocol import load_mi_graphs, spec_id, subsample_training
 from bnstudy.classifiers.structures import (
     chow_liu_parents,
     conditional_mutual_information,
@@ -30,6 +28,8 @@ from bnstudy.classifiers.structures import (
 )
 from bnstudy.data.prepared import load_prepared
 from bnstudy.logs import configure_logging
+from bnstudy.studies.tan.experiments import run_tan_experiments
+from bnstudy.studies.tan.protocol import load_mi_graphs, spec_id, subsample_training
 from bnstudy.utils import atomic_path, derive_seed, provenance
 
 logger = logging.getLogger(__name__)

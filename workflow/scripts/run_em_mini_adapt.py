@@ -9,8 +9,8 @@ import numpy as np
 
 from bnstudy.logs import configure_logging
 from bnstudy.networks import load_network
-from bnstudy.networks.mini_adapt import hidden_nodes, shared_node_set
-from bnstudy.parameters.trials import run_em_trials, save_trials
+from bnstudy.studies.em.mini_adapt import hidden_nodes, shared_node_set
+from bnstudy.studies.em.trials import run_em_trials, save_trials
 
 logger = logging.getLogger(__name__)
 

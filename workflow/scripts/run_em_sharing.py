@@ -11,7 +11,7 @@ import numpy as np
 from bnstudy.logs import configure_logging
 from bnstudy.networks import load_network
 from bnstudy.parameters.sharing import gradual_sharing_sets
-from bnstudy.parameters.trials import choose_hidden, run_em_trials, save_trials
+from bnstudy.studies.em.trials import choose_hidden, run_em_trials, save_trials
 
 logger = logging.getLogger(__name__)
 

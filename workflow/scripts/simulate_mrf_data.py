@@ -9,7 +9,7 @@ import logging
 import numpy as np
 
 from bnstudy.logs import configure_logging
-from bnstudy.mrf.experiments import save_replicate, simulate_replicate, simulation_graph
+from bnstudy.studies.mrf.experiments import save_replicate, simulate_replicate, simulation_graph
 
 logger = logging.getLogger(__name__)
 

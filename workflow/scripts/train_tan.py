@@ -12,16 +12,16 @@ import numpy as np
 import pandas as pd
 import torch
 
-from bnstudy.classifiers.experiments import run_tan_experiments
-from bnstudy.classifiers.protocol import (
+from bnstudy.data.prepared import load_prepared
+from bnstudy.logs import configure_logging
+from bnstudy.studies.tan.experiments import run_tan_experiments
+from bnstudy.studies.tan.protocol import (
     expand_grid,
     load_mi_graphs,
     spec_id,
     subsample_training,
     validation_split,
 )
-from bnstudy.data.prepared import load_prepared
-from bnstudy.logs import configure_logging
 from bnstudy.utils import atomic_path, derive_seed, provenance
 
 logger = logging.getLogger(__name__)

@@ -6,7 +6,6 @@
   features, candidate parents and (optionally) hyperparameter settings; closed-form ML tables.
 - :mod:`~bnstudy.classifiers.losses`: generative NLL and the hybrid margin loss.
 - :mod:`~bnstudy.classifiers.training`: the paper's training protocol, batched over settings.
-- :mod:`~bnstudy.classifiers.experiments`: one spec -> one result row for the workflow.
 
 References
 ----------
@@ -14,12 +13,6 @@ W. Roth and F. Pernkopf, "Differentiable TAN Structure Learning for Bayesian Net
 PGM 2020, PMLR 138:389-400.
 """
 
-from bnstudy.classifiers.experiments import (
-    MODELS,
-    resolve_structure,
-    run_tan_experiment,
-    run_tan_experiments,
-)
 from bnstudy.classifiers.losses import hybrid_loss, nll_loss
 from bnstudy.classifiers.models import (
     BNClassifier,
@@ -60,7 +53,6 @@ __all__ = [
     "CANDIDATE_KINDS",
     "HEURISTIC_ORDERINGS",
     "KerasAdam",
-    "MODELS",
     "PAD",
     "StackedAdam",
     "TrainResult",
@@ -79,9 +71,6 @@ __all__ = [
     "paper_feature_orderings",
     "paper_parent_permutations",
     "random_tan_parents",
-    "resolve_structure",
-    "run_tan_experiment",
-    "run_tan_experiments",
     "straight_through_gumbel_softmax",
     "structure_margin",
     "tan_weight",

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from bnstudy.mrf.tables import LABELS, summarize_runs
 from bnstudy.plotting import style
+from bnstudy.studies.mrf.tables import LABELS, summarize_runs
 
 __all__ = ["groups_and_runtime", "groups_boxplots", "metric_curves", "paper_figures"]
 
@@ -46,7 +46,7 @@ def metric_curves(
     Parameters
     ----------
     summary : DataFrame
-        Rows of one simulation from :func:`bnstudy.mrf.tables.summarize_runs`.
+        Rows of one simulation from :func:`bnstudy.studies.mrf.tables.summarize_runs`.
     panels : sequence of (metric, y label)
         One panel per metric (``mae``, ``test_loglik``, ``vi_difference``, ...), labelled (a),
         (b), ... as in the paper.

@@ -75,7 +75,7 @@ def expand_grid(
     Parameters
     ----------
     model : str
-        A model of :data:`bnstudy.classifiers.experiments.MODELS`.
+        A model of :data:`bnstudy.studies.tan.experiments.MODELS`.
     grid : mapping
         The model's config block: ``settings`` (how many rows of ``hparams`` to use, in order),
         and optional lists ``K``, ``orderings``, ``draws``, ``roots``; ``lam`` overrides the
@@ -89,7 +89,7 @@ def expand_grid(
     Returns
     -------
     list of dict
-        Specs for :func:`bnstudy.classifiers.experiments.run_tan_experiments`.
+        Specs for :func:`bnstudy.studies.tan.experiments.run_tan_experiments`.
     """
     if model in ("nb_ml", "chow_liu_ml"):
         return [{"model": model, **({"root": 0} if model == "chow_liu_ml" else {})}]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bnstudy.parameters.trials import METRICS, sharing_correlations, summarize_trials
+from bnstudy.studies.em.trials import METRICS, sharing_correlations, summarize_trials
 
 __all__ = [
     "PAPER_NETWORK",
@@ -27,7 +27,7 @@ def sharing_table(trials: pd.DataFrame, paper: pd.DataFrame) -> tuple[pd.DataFra
     Parameters
     ----------
     trials : DataFrame
-        Concatenated trials of :func:`~bnstudy.parameters.trials.run_em_trials` with ``network``
+        Concatenated trials of :func:`~bnstudy.studies.em.trials.run_em_trials` with ``network``
         and ``n_samples`` columns.
     paper : DataFrame
         The paper's Table 3 (``paper_network``, ``n`` and the ``r_*`` columns).

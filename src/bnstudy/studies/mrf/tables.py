@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from bnstudy.mrf.experiments import BAYESIAN_ESTIMATORS, ESTIMATORS
+from bnstudy.studies.mrf.experiments import BAYESIAN_ESTIMATORS, ESTIMATORS
 
 __all__ = [
     "LABELS",
@@ -79,7 +79,7 @@ def summarize_runs(runs: pd.DataFrame) -> pd.DataFrame:
     ----------
     runs : DataFrame
         One row per simulation, estimator, ``n`` and replicate (the per-run metrics of
-        :func:`~bnstudy.mrf.experiments.run_simulation_fit` with ``simulation``, ``estimator``,
+        :func:`~bnstudy.studies.mrf.experiments.run_simulation_fit` with ``simulation``, ``estimator``,
         ``n`` and ``rep`` columns).
 
     Returns
@@ -153,7 +153,7 @@ def senate_table(runs: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     ----------
     runs : DataFrame
         One row per training session and estimator (``mle``, ``gibbs_sba``) with the columns of
-        :func:`~bnstudy.mrf.experiments.run_senate_fit` and ``train_session``, ``test_session``.
+        :func:`~bnstudy.studies.mrf.experiments.run_senate_fit` and ``train_session``, ``test_session``.
     paper : DataFrame
         The paper's Table 2 (``experiment``, ``train_session``, ``test_session``,
         ``lpl_train_mle``, ``lpl_train_sba``, ``lpl_test_mle``, ``lpl_test_sba``, ``n_groups``,

@@ -1,0 +1,1 @@
+"""LSBN: ROPART statistics, the global-vs-LSBN comparison tables and the claims."""
