@@ -8,6 +8,7 @@ from pathlib import Path
 from snakemake.utils import validate
 
 from bnstudy.data.registry import DATASETS, NETWORKS, RAW_FILES
+from bnstudy.provenance import code_version as _code_version
 from bnstudy.utils import derive_seed
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -53,6 +54,16 @@ wildcard_constraints:
     session=r"1|2",
     baseline=r"aracne|pc|hill_climb|mmhc",
     learner=r"model_averaging|aracne|pc|hill_climb|mmhc",
+
+
+def code_version(script):
+    """Content hash of a script of workflow/scripts and the bnstudy modules it imports.
+
+    Every script rule passes it as ``params.code``: an edit to the library reruns exactly the jobs
+    whose scripts import the edited module (reason: params changed); a touch or a revert reruns
+    nothing. ``snakemake -n --list-changes params`` lists them.
+    """
+    return _code_version(Path(workflow.basedir) / "workflow" / "scripts" / script)
 
 
 def seed_for(*keys):

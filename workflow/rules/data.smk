@@ -12,13 +12,14 @@ rule fetch_raw_file:
     log:
         "logs/fetch_raw_file/{rawpath}.log",
     benchmark:
-        "benchmarks/results/fetch_raw_file/{rawpath}.tsv"
+        "logs/benchmarks/fetch_raw_file/{rawpath}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=500,
     params:
+        code=code_version("fetch_raw_file.py"),
         mirror=data_mirror(),
         download=config["data"]["download"],
     message:
@@ -36,13 +37,14 @@ rule prepare_dataset:
     log:
         "logs/prepare_dataset/{dataset}.log",
     benchmark:
-        "benchmarks/results/prepare_dataset/{dataset}.tsv"
+        "logs/benchmarks/prepare_dataset/{dataset}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=4000,
     params:
+        code=code_version("prepare_dataset.py"),
         senate=config["data"]["senate"],
         mdl=config["data"]["discretization"],
     message:

@@ -14,12 +14,14 @@ rule build_mini_adapt:
     log:
         "logs/build_mini_adapt.log",
     benchmark:
-        "benchmarks/results/build_mini_adapt.tsv"
+        "logs/benchmarks/build_mini_adapt.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        code=code_version("build_mini_adapt.py"),
     message:
         "Building mini-ADAPT from ADAPT"
     script:
@@ -37,13 +39,14 @@ rule run_em_sharing:
     log:
         "logs/run_em_sharing/{network}/n={n}.log",
     benchmark:
-        "benchmarks/results/run_em_sharing/{network}/n={n}.tsv"
+        "logs/benchmarks/run_em_sharing/{network}/n={n}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=2000,
     params:
+        code=code_version("run_em_sharing.py"),
         seed=lambda wildcards: seed_for(
             "run_em_sharing", wildcards.network, wildcards.n
         ),
@@ -73,13 +76,14 @@ rule run_em_endpoints:
     log:
         "logs/run_em_endpoints/{network}/hidden={h}/n={n}.log",
     benchmark:
-        "benchmarks/results/run_em_endpoints/{network}/hidden={h}/n={n}.tsv"
+        "logs/benchmarks/run_em_endpoints/{network}/hidden={h}/n={n}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=2000,
     params:
+        code=code_version("run_em_sharing.py"),
         seed=lambda wildcards: seed_for(
             "run_em_endpoints", wildcards.network, wildcards.h, wildcards.n
         ),
@@ -109,13 +113,14 @@ rule run_em_mini_adapt:
     log:
         "logs/run_em_mini_adapt/{observables}/sharing={sharing}.log",
     benchmark:
-        "benchmarks/results/run_em_mini_adapt/{observables}/sharing={sharing}.tsv"
+        "logs/benchmarks/run_em_mini_adapt/{observables}/sharing={sharing}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=1000,
     params:
+        code=code_version("run_em_mini_adapt.py"),
         seed=lambda wildcards: seed_for(
             "run_em_mini_adapt", wildcards.observables, wildcards.sharing
         ),
@@ -144,12 +149,14 @@ rule make_table_em_sharing:
     log:
         "logs/make_table_em_sharing.log",
     benchmark:
-        "benchmarks/results/make_table_em_sharing.tsv"
+        "logs/benchmarks/make_table_em_sharing.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        code=code_version("make_table_em_sharing.py"),
     message:
         "Table 3 of the EM paper"
     script:
@@ -179,12 +186,14 @@ rule make_table_em_mini_adapt:
     log:
         "logs/make_table_em_mini_adapt.log",
     benchmark:
-        "benchmarks/results/make_table_em_mini_adapt.tsv"
+        "logs/benchmarks/make_table_em_mini_adapt.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        code=code_version("make_table_em_mini_adapt.py"),
     message:
         "Table 4 of the EM paper"
     script:
@@ -234,13 +243,14 @@ rule plot_em_figures:
     log:
         "logs/plot_em_figures.log",
     benchmark:
-        "benchmarks/results/plot_em_figures.tsv"
+        "logs/benchmarks/plot_em_figures.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=1000,
     params:
+        code=code_version("plot_em_figures.py"),
         figures=config["em"]["figures"],
         seed=seed_for("plot_em_figures"),
     message:
@@ -266,12 +276,14 @@ rule make_table_em_claims:
     log:
         "logs/make_table_em_claims.log",
     benchmark:
-        "benchmarks/results/make_table_em_claims.tsv"
+        "logs/benchmarks/make_table_em_claims.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=500,
+    params:
+        code=code_version("make_table_em_claims.py"),
     message:
         "Checking the EM paper's claims"
     script:

@@ -16,13 +16,14 @@ rule summarize_lsbn_ropart:
     log:
         "logs/summarize_lsbn_ropart/{network}/n={n}/rep={rep}.log",
     benchmark:
-        "benchmarks/results/summarize_lsbn_ropart/{network}/n={n}/rep={rep}.tsv"
+        "logs/benchmarks/summarize_lsbn_ropart/{network}/n={n}/rep={rep}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=4000,
     params:
+        code=code_version("summarize_lsbn_ropart.py"),
         settings=lsbn_ropart_settings(),
     message:
         "ROPART statistics of {wildcards.network}, {wildcards.n} samples, replicate {wildcards.rep}"
@@ -41,13 +42,14 @@ rule run_lsbn_global:
     log:
         "logs/run_lsbn_global/{network}/{baseline}/n={n}/rep={rep}.log",
     benchmark:
-        "benchmarks/results/run_lsbn_global/{network}/{baseline}/n={n}/rep={rep}.tsv"
+        "logs/benchmarks/run_lsbn_global/{network}/{baseline}/n={n}/rep={rep}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=4000,
     params:
+        code=code_version("run_lsbn.py"),
         framework="global",
         method=lambda wildcards: wildcards.baseline,
         seed=lambda wildcards: seed_for(
@@ -75,13 +77,14 @@ rule run_lsbn:
     log:
         "logs/run_lsbn/{network}/{learner}/n={n}/rep={rep}.log",
     benchmark:
-        "benchmarks/results/run_lsbn/{network}/{learner}/n={n}/rep={rep}.tsv"
+        "logs/benchmarks/run_lsbn/{network}/{learner}/n={n}/rep={rep}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=4000,
     params:
+        code=code_version("run_lsbn.py"),
         framework="lsbn",
         method=lambda wildcards: wildcards.learner,
         seed=lambda wildcards: seed_for(
@@ -136,12 +139,14 @@ rule make_table_lsbn_ropart:
     log:
         "logs/make_table_lsbn_ropart.log",
     benchmark:
-        "benchmarks/results/make_table_lsbn_ropart.tsv"
+        "logs/benchmarks/make_table_lsbn_ropart.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        code=code_version("make_table_lsbn_ropart.py"),
     message:
         "Tables I-IV of the LSBN paper"
     script:
@@ -200,13 +205,14 @@ rule make_table_lsbn_comparison:
     log:
         "logs/make_table_lsbn_comparison.log",
     benchmark:
-        "benchmarks/results/make_table_lsbn_comparison.tsv"
+        "logs/benchmarks/make_table_lsbn_comparison.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=1000,
     params:
+        code=code_version("make_table_lsbn_comparison.py"),
         tau=config["lsbn"]["tau"],
     message:
         "Tables V-XIII of the LSBN paper"
@@ -229,12 +235,14 @@ rule make_table_lsbn_claims:
     log:
         "logs/make_table_lsbn_claims.log",
     benchmark:
-        "benchmarks/results/make_table_lsbn_claims.tsv"
+        "logs/benchmarks/make_table_lsbn_claims.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=500,
+    params:
+        code=code_version("make_table_lsbn_claims.py"),
     message:
         "Checking the LSBN paper's claims"
     script:

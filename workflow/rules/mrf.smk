@@ -15,13 +15,14 @@ rule simulate_mrf_data:
     log:
         "logs/simulate_mrf_data/{simulation}/rep={rep}.log",
     benchmark:
-        "benchmarks/results/simulate_mrf_data/{simulation}/rep={rep}.tsv"
+        "logs/benchmarks/simulate_mrf_data/{simulation}/rep={rep}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=2000,
     params:
+        code=code_version("simulate_mrf_data.py"),
         seed=lambda wildcards: seed_for(
             "simulate_mrf_data", wildcards.simulation, wildcards.rep
         ),
@@ -48,13 +49,14 @@ rule fit_mrf:
     log:
         "logs/fit_mrf/{simulation}/{estimator}/n={n}/rep={rep}.log",
     benchmark:
-        "benchmarks/results/fit_mrf/{simulation}/{estimator}/n={n}/rep={rep}.tsv"
+        "logs/benchmarks/fit_mrf/{simulation}/{estimator}/n={n}/rep={rep}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=2000,
     params:
+        code=code_version("fit_mrf.py"),
         seed=lambda wildcards: seed_for(
             "fit_mrf",
             wildcards.simulation,
@@ -82,13 +84,14 @@ rule learn_mrf_senate_graph:
     log:
         "logs/learn_mrf_senate_graph/train={session}.log",
     benchmark:
-        "benchmarks/results/learn_mrf_senate_graph/train={session}.tsv"
+        "logs/benchmarks/learn_mrf_senate_graph/train={session}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=1000,
     params:
+        code=code_version("learn_mrf_senate_graph.py"),
         target_edges=config["mrf"]["senate"]["target_edges"],
     message:
         "Learning the Senate graph from session {wildcards.session}"
@@ -106,13 +109,14 @@ rule fit_mrf_senate:
     log:
         "logs/fit_mrf_senate/train={session}/{estimator}.log",
     benchmark:
-        "benchmarks/results/fit_mrf_senate/train={session}/{estimator}.tsv"
+        "logs/benchmarks/fit_mrf_senate/train={session}/{estimator}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=1000,
     params:
+        code=code_version("fit_mrf_senate.py"),
         seed=lambda wildcards: seed_for(
             "fit_mrf_senate", wildcards.session, wildcards.estimator
         ),
@@ -140,12 +144,14 @@ rule make_table_mrf_summary:
     log:
         "logs/make_table_mrf_summary.log",
     benchmark:
-        "benchmarks/results/make_table_mrf_summary.tsv"
+        "logs/benchmarks/make_table_mrf_summary.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        code=code_version("make_table_mrf_summary.py"),
     message:
         "Summarizing the MRF simulations"
     script:
@@ -168,12 +174,14 @@ rule make_table_mrf_runtime:
     log:
         "logs/make_table_mrf_runtime.log",
     benchmark:
-        "benchmarks/results/make_table_mrf_runtime.tsv"
+        "logs/benchmarks/make_table_mrf_runtime.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=500,
+    params:
+        code=code_version("make_table_mrf_runtime.py"),
     message:
         "Table 1 of the MRF paper"
     script:
@@ -196,12 +204,14 @@ rule make_table_mrf_senate:
     log:
         "logs/make_table_mrf_senate.log",
     benchmark:
-        "benchmarks/results/make_table_mrf_senate.tsv"
+        "logs/benchmarks/make_table_mrf_senate.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=500,
+    params:
+        code=code_version("make_table_mrf_senate.py"),
     message:
         "Table 2 of the MRF paper"
     script:
@@ -252,12 +262,14 @@ rule plot_mrf_figures:
     log:
         "logs/plot_mrf_figures.log",
     benchmark:
-        "benchmarks/results/plot_mrf_figures.tsv"
+        "logs/benchmarks/plot_mrf_figures.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        code=code_version("plot_mrf_figures.py"),
     message:
         "Figures 1-6 of the MRF paper"
     script:
@@ -281,12 +293,14 @@ rule make_table_mrf_claims:
     log:
         "logs/make_table_mrf_claims.log",
     benchmark:
-        "benchmarks/results/make_table_mrf_claims.tsv"
+        "logs/benchmarks/make_table_mrf_claims.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=500,
+    params:
+        code=code_version("make_table_mrf_claims.py"),
     message:
         "Checking the MRF paper's claims"
     script:

@@ -13,13 +13,14 @@ rule sample_network:
     log:
         "logs/sample_network/{network}/n={n}/rep={rep}.log",
     benchmark:
-        "benchmarks/results/sample_network/{network}/n={n}/rep={rep}.tsv"
+        "logs/benchmarks/sample_network/{network}/n={n}/rep={rep}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=2000,
     params:
+        code=code_version("sample_network.py"),
         seed=lambda wildcards: seed_for(
             "sample_network", wildcards.network, wildcards.n, wildcards.rep
         ),

@@ -21,13 +21,14 @@ rule summarize_datasets:
     log:
         "logs/summarize_datasets.log",
     benchmark:
-        "benchmarks/results/summarize_datasets.tsv"
+        "logs/benchmarks/summarize_datasets.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=2000,
     params:
+        code=code_version("summarize_datasets.py"),
         names=configured_datasets(),
         raw_root=raw_path(""),
     message:
@@ -53,13 +54,14 @@ rule summarize_networks:
     log:
         "logs/summarize_networks.log",
     benchmark:
-        "benchmarks/results/summarize_networks.tsv"
+        "logs/benchmarks/summarize_networks.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=2000,
     params:
+        code=code_version("summarize_networks.py"),
         names=configured_networks(),
     message:
         "Summarizing the benchmark networks"
@@ -83,13 +85,14 @@ rule compare_discretization:
     log:
         "logs/compare_discretization.log",
     benchmark:
-        "benchmarks/results/compare_discretization.tsv"
+        "logs/benchmarks/compare_discretization.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=2000,
     params:
+        code=code_version("compare_discretization.py"),
         names=config["data"]["compare_with_authors"],
     message:
         "Comparing our MDL discretization with the authors'"

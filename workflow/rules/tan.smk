@@ -15,12 +15,14 @@ rule compute_mi_graph:
     log:
         "logs/compute_mi_graph/{dataset}.log",
     benchmark:
-        "benchmarks/results/compute_mi_graph/{dataset}.tsv"
+        "logs/benchmarks/compute_mi_graph/{dataset}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=4000,
+    params:
+        code=code_version("compute_mi_graph.py"),
     message:
         "Conditional mutual-information graphs of {wildcards.dataset}"
     script:
@@ -43,12 +45,14 @@ rule compare_mi_graphs:
     log:
         "logs/compare_mi_graphs.log",
     benchmark:
-        "benchmarks/results/compare_mi_graphs.tsv"
+        "logs/benchmarks/compare_mi_graphs.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=1000,
+    params:
+        code=code_version("compare_mi_graphs.py"),
     message:
         "Comparing our MNIST MI graph with the authors'"
     script:
@@ -64,13 +68,14 @@ rule train_tan:
     log:
         "logs/train_tan/{dataset}/{model}/fold={fold}/{protocol}.log",
     benchmark:
-        "benchmarks/results/train_tan/{dataset}/{model}/fold={fold}/{protocol}.tsv"
+        "logs/benchmarks/train_tan/{dataset}/{model}/fold={fold}/{protocol}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=8000,
     params:
+        code=code_version("train_tan.py"),
         grid=lambda wildcards: tan_grid(wildcards.model, wildcards.dataset),
         hparams=lambda wildcards: tan_hparams(wildcards.model),
         settings=lambda wildcards: tan_settings(wildcards.dataset),
@@ -98,13 +103,14 @@ rule recover_chow_liu:
     log:
         "logs/recover_chow_liu/{dataset}.log",
     benchmark:
-        "benchmarks/results/recover_chow_liu/{dataset}.tsv"
+        "logs/benchmarks/recover_chow_liu/{dataset}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=4000,
     params:
+        code=code_version("recover_chow_liu.py"),
         roots=config["tan"]["recover_chow_liu"]["roots"],
         learning_rates=config["tan"]["recover_chow_liu"]["learning_rates"],
         epochs=config["tan"]["recover_chow_liu"]["epochs"],
@@ -144,13 +150,14 @@ rule make_table_tan:
     log:
         "logs/make_table_tan.log",
     benchmark:
-        "benchmarks/results/make_table_tan.tsv"
+        "logs/benchmarks/make_table_tan.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=2000,
     params:
+        code=code_version("make_table_tan.py"),
         datasets=config["tan"]["datasets"],
     message:
         "Table 1 of the TAN paper"
@@ -176,12 +183,14 @@ rule make_table_tan_recovery:
     log:
         "logs/make_table_tan_recovery.log",
     benchmark:
-        "benchmarks/results/make_table_tan_recovery.tsv"
+        "logs/benchmarks/make_table_tan_recovery.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=500,
+    params:
+        code=code_version("make_table_tan_recovery.py"),
     message:
         "Chow-Liu recovery table"
     script:
@@ -208,13 +217,14 @@ rule plot_tan_figures:
     log:
         "logs/plot_tan_figures.log",
     benchmark:
-        "benchmarks/results/plot_tan_figures.tsv"
+        "logs/benchmarks/plot_tan_figures.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=1000,
     params:
+        code=code_version("plot_tan_figures.py"),
         datasets=config["tan"]["datasets"],
         seed=seed_for("plot_tan_figures"),
     message:
