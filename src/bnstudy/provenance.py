@@ -156,7 +156,7 @@ def _content_hash(files: Iterable[Path], base: Path) -> str:
     return digest.hexdigest()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _code_version(script: Path, root: Path) -> str:
     modules = import_closure(script, root)
     digest = hashlib.sha256()
