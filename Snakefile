@@ -4,7 +4,12 @@
 #   snakemake --cores all --configfile config/paper.yaml  # the papers' scale
 #   snakemake --cores all tan                           # one paper: tan, em, mrf or lsbn
 #   snakemake --report reports/report.html              # the HTML report of everything above
+#   snakemake --cores 1 --configfile config/smoke.yaml effective_config  # the config that runs,
+#                                                       # written to results/config/effective.yaml
 #
+# The config of a run is exactly one file: the one given with --configfile, else
+# config/config.yaml. Files are never merged, so a key missing from the file is an error naming
+# it, not a value silently taken from another file; `--config key=value` still overrides one key.
 # This file is a table of contents; the rules live in workflow/rules/.
 
 from snakemake.utils import min_version
@@ -12,7 +17,15 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+if len(workflow.overwrite_configfiles) > 1:
+    raise ValueError(
+        "give one --configfile, not "
+        f"{len(workflow.overwrite_configfiles)} ({', '.join(map(str, workflow.overwrite_configfiles))}):"
+        " the config of a run is exactly one file, never a merge of several"
+    )
+if not workflow.overwrite_configfiles:
+
+    configfile: "config/config.yaml"
 
 
 report: "workflow/report/workflow.rst"
@@ -26,6 +39,7 @@ include: "workflow/rules/em.smk"
 include: "workflow/rules/mrf.smk"
 include: "workflow/rules/lsbn.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/provenance.smk"
 
 
 rule all:
@@ -36,3 +50,4 @@ rule all:
         rules.em.input,
         rules.mrf.input,
         rules.lsbn.input,
+        rules.provenance.input,

@@ -10,7 +10,7 @@ import pandas as pd
 
 from bnstudy.utils import atomic_path
 
-__all__ = ["compare_with_published", "to_markdown", "write_table"]
+__all__ = ["compare_with_published", "to_markdown", "write_csv", "write_table"]
 
 
 def _format_cell(value: object, digits: int) -> str:
@@ -46,11 +46,28 @@ def write_table(
     title: str | None = None,
     digits: int = 3,
 ) -> None:
-    """Write ``frame`` as CSV and as Markdown, each atomically."""
+    """Write ``frame`` as CSV and as Markdown, each atomically, with the provenance beside the CSV.
+
+    The provenance (``<csv>.provenance.json``, :func:`bnstudy.provenance.write_sidecar`) records the
+    code hash of the job, the git commit and whether the tree was dirty, the package versions and
+    the config seed; the report's provenance table collects them.
+    """
+    from bnstudy.provenance import write_sidecar
+
+    write_sidecar(csv_path)
     with atomic_path(csv_path) as tmp:
         frame.to_csv(tmp, index=False)
     with atomic_path(md_path) as tmp:
         tmp.write_text(to_markdown(frame, title=title, digits=digits))
+
+
+def write_csv(frame: pd.DataFrame, csv_path: str | os.PathLike) -> None:
+    """Write ``frame`` as CSV atomically, with its provenance beside it (as :func:`write_table`)."""
+    from bnstudy.provenance import write_sidecar
+
+    write_sidecar(csv_path)
+    with atomic_path(csv_path) as tmp:
+        frame.to_csv(tmp, index=False)
 
 
 def compare_with_published(

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +32,12 @@ def atomic_path(dest: str | os.PathLike) -> Iterator[Path]:
     pathlib.Path
         A fresh path in the same directory (so the final ``os.replace`` is atomic). The block writes
         to it; on any exception the temporary file is removed and ``dest`` is left untouched.
+
+    Notes
+    -----
+    ``tempfile.mkstemp`` creates its file with mode 0600; before the move the file gets the mode
+    a plain ``open(dest, "w")`` would have given it (0666 less the process umask), so outputs are
+    as readable as the user's umask says.
     """
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -41,9 +46,18 @@ def atomic_path(dest: str | os.PathLike) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        if tmp_path.exists():
+            os.chmod(tmp_path, 0o666 & ~_umask())
         os.replace(tmp_path, dest)
     finally:
         tmp_path.unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    """The process umask (read by setting it and setting it back: there is no getter)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def save_npz(dest: str | os.PathLike, **arrays: np.ndarray) -> None:
@@ -79,26 +93,12 @@ def make_rng(base_seed: int, *keys: object) -> np.random.Generator:
     return np.random.default_rng(derive_seed(base_seed, *keys))
 
 
-def _git_commit() -> str:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=Path(__file__).resolve().parent,
-            timeout=10,
-        )
-        return out.stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
 def provenance(seed: int | None = None) -> dict[str, object]:
-    """Record of what produced a result: package version, git commit and (optionally) the seed."""
-    from bnstudy import __version__
+    """Record of what produced a result row: see :func:`bnstudy.provenance.provenance`.
 
-    record: dict[str, object] = {"bnstudy_version": __version__, "git_commit": _git_commit()}
-    if seed is not None:
-        record["seed"] = int(seed)
-    return record
+    ``bnstudy_version``, ``git_commit``, ``git_dirty`` (uncommitted changes to the code), the
+    job's ``code_hash`` (its script and the library modules it imports) and, given one, ``seed``.
+    """
+    from bnstudy.provenance import provenance as _provenance
+
+    return _provenance(seed)

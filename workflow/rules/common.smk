@@ -10,8 +10,19 @@ from snakemake.utils import validate
 from bnstudy.data.registry import DATASETS, NETWORKS, RAW_FILES
 from bnstudy.provenance import code_version as _code_version
 from bnstudy.utils import derive_seed
+from bnstudy.workflow_config import check_config
+
+
+def config_source():
+    """The one file the config of this run comes from (see the Snakefile)."""
+    files = workflow.overwrite_configfiles
+    return str(files[0]) if files else "config/config.yaml"
+
 
 validate(config, schema="../schemas/config.schema.yaml")
+# What the schema cannot say: per-dataset/per-network maps cover what is listed, ordered ranges,
+# figures drawn from the tables' runs, no empty lists that would leave a paper's tables empty.
+check_config(config, source=config_source())
 
 # pgmpy's HillClimbSearch depends on Python's hash seed: fix it for every job this workflow starts.
 os.environ.setdefault("PYTHONHASHSEED", str(config["seed"]))
@@ -69,12 +80,6 @@ def code_version(script):
 def seed_for(*keys):
     """Seed of one job: the config seed combined with the job's wildcard values."""
     return derive_seed(config["seed"], *keys)
-
-
-def data_mirror():
-    """The offline mirror: config ``data.mirror``, else ``$BNSTUDY_DATA_MIRROR``, else None."""
-    mirror = config["data"].get("mirror") or os.environ.get("BNSTUDY_DATA_MIRROR")
-    return str(Path(mirror).resolve()) if mirror else None
 
 
 def raw_path(relpath):

@@ -20,8 +20,6 @@ rule fetch_raw_file:
         mem_mb=500,
     params:
         code=code_version("fetch_raw_file.py"),
-        mirror=data_mirror(),
-        download=config["data"]["download"],
     message:
         "Fetching and verifying {wildcards.rawpath}"
     script:

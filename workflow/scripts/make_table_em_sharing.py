@@ -8,9 +8,8 @@ import logging
 import pandas as pd
 
 from bnstudy.logs import configure_logging
-from bnstudy.report import write_table
+from bnstudy.report import write_csv, write_table
 from bnstudy.studies.em.tables import sharing_table
-from bnstudy.utils import atomic_path
 
 logger = logging.getLogger(__name__)
 
@@ -18,8 +17,7 @@ logger = logging.getLogger(__name__)
 def main(trial_files: list[str], published: str, summary: str, csv: str, md: str) -> None:
     trials = pd.concat([pd.read_csv(f) for f in trial_files], ignore_index=True)
     levels, table = sharing_table(trials, pd.read_csv(published, sep="\t", comment="#"))
-    with atomic_path(summary) as tmp:
-        levels.to_csv(tmp, index=False)
+    write_csv(levels, summary)
     write_table(table, csv, md, title="Table 3: Pearson r with the number of shared nodes")
     logger.info("Table 3 from %d trials", len(trials))
 

@@ -9,7 +9,7 @@ import logging
 import pandas as pd
 
 from bnstudy.logs import configure_logging
-from bnstudy.report import write_table
+from bnstudy.report import write_csv, write_table
 from bnstudy.studies.lsbn.tables import aracne_threshold_table, comparison_table, metric_summary
 
 logger = logging.getLogger(__name__)
@@ -24,7 +24,7 @@ SUMMARIES = {
 
 def main(metrics, runs_csv, comparison, summaries, aracne, *, tau):
     runs = pd.concat([pd.read_csv(f) for f in metrics], ignore_index=True)
-    runs.to_csv(runs_csv, index=False)
+    write_csv(runs, runs_csv)
     write_table(
         aracne_threshold_table(runs, tau),
         *aracne,

@@ -9,17 +9,15 @@ import logging
 import pandas as pd
 
 from bnstudy.logs import configure_logging
-from bnstudy.report import write_table
+from bnstudy.report import write_csv, write_table
 from bnstudy.studies.mrf.tables import summarize_runs
-from bnstudy.utils import atomic_path
 
 logger = logging.getLogger(__name__)
 
 
 def main(run_files, runs_csv, csv, md):
     runs = pd.concat([pd.read_csv(f) for f in run_files], ignore_index=True)
-    with atomic_path(runs_csv) as tmp:
-        runs.to_csv(tmp, index=False)
+    write_csv(runs, runs_csv)
     summary = summarize_runs(runs)
     write_table(summary, csv, md, title="Simulations: mean and sd over replicates", digits=4)
     logger.info("%d runs, %d summary rows", len(runs), len(summary))

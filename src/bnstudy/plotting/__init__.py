@@ -45,7 +45,13 @@ def style() -> Iterator[None]:
 
 
 def save_figure(fig: matplotlib.figure.Figure, dest: str | os.PathLike) -> None:
-    """Save ``fig`` atomically (format from the suffix of ``dest``) and close it."""
+    """Save ``fig`` atomically (format from the suffix of ``dest``) and close it.
+
+    The provenance of the figure is written beside it (:func:`bnstudy.provenance.write_sidecar`).
+    """
+    from bnstudy.provenance import write_sidecar
+
+    write_sidecar(dest)
     suffix = os.path.splitext(os.fspath(dest))[1].lstrip(".") or "png"
     with atomic_path(dest) as tmp:
         fig.savefig(tmp, format=suffix)
