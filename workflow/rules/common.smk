@@ -70,9 +70,9 @@ wildcard_constraints:
 def code_version(script):
     """Content hash of a script of workflow/scripts and the bnstudy modules it imports.
 
-    Every script rule passes it as ``params.code``: an edit to the library reruns exactly the jobs
-    whose scripts import the edited module (reason: params changed); a touch or a revert reruns
-    nothing. ``snakemake -n --list-changes params`` lists them.
+    Each script-running rule passes it as ``params.code``, so an edit to the library reruns
+    exactly the jobs whose scripts import the edited module (reason: params changed), and a touch
+    or a revert reruns nothing. ``snakemake -n --list-changes params`` lists them.
     """
     return _code_version(Path(workflow.basedir) / "workflow" / "scripts" / script)
 
@@ -152,6 +152,24 @@ def discretization_comparison_inputs(wildcards):
         inputs[f"raw_{name}"] = raw_inputs(name)
         inputs[f"authors_{name}"] = raw_inputs(f"bnc_{name}")[0]
     return inputs
+
+
+def provenance_inputs():
+    """Every table and figure of the report (not the Markdown twins: same job, same record)."""
+    targets = [
+        *foundation_tables(),
+        *rules.tan.input,
+        *rules.em.input,
+        *rules.mrf.input,
+        *rules.lsbn.input,
+    ]
+    return sorted(
+        {
+            str(path)
+            for path in targets
+            if str(path).startswith("reports/") and not str(path).endswith(".md")
+        }
+    )
 
 
 # Paper em ------------------------------------------------------------------------------

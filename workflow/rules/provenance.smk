@@ -33,24 +33,6 @@ rule effective_config:
         "../scripts/write_effective_config.py"
 
 
-def provenance_inputs():
-    """Every table and figure of the report (not the Markdown twins: same job, same record)."""
-    targets = [
-        *foundation_tables(),
-        *rules.tan.input,
-        *rules.em.input,
-        *rules.mrf.input,
-        *rules.lsbn.input,
-    ]
-    return sorted(
-        {
-            str(path)
-            for path in targets
-            if str(path).startswith("reports/") and not str(path).endswith(".md")
-        }
-    )
-
-
 # One row per report file: the provenance its job recorded beside it.
 rule make_table_provenance:
     input:
