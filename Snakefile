@@ -4,7 +4,7 @@
 #   snakemake --cores all --configfile config/paper.yaml  # the papers' scale
 #   snakemake --cores all tan                           # one paper: tan, em, mrf or lsbn
 #   snakemake --report reports/report.html              # the HTML report of everything above
-#   snakemake --cores 1 --configfile config/smoke.yaml effective_config  # the config that runs,
+#   snakemake --cores 1 effective_config --configfile config/smoke.yaml  # the config that runs,
 #                                                       # written to results/config/effective.yaml
 #
 # The config of a run is exactly one file: the one given with --configfile, else

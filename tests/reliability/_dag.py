@@ -22,7 +22,8 @@ TARGETS = (
     "reports/em/tables/table3_sharing_correlations.csv",
     "results/mrf/tree/mle/n=100/rep=0/metrics.csv",
 )
-SMOKE = ("--configfile", "config/smoke.yaml")
+# `--configfile` takes several files: the "=" form keeps the targets after it targets, not files.
+SMOKE = ("--configfile=config/smoke.yaml",)
 
 
 def copy_tree(repo_root: Path, dest: Path, *, with_src: bool = True) -> Path:

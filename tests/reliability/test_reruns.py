@@ -131,14 +131,15 @@ def config_tree(repo_root, tmp_path_factory):
 def _effective(tree, args, mirror):
     out = tree / "results" / "config" / "effective.yaml"
     out.unlink(missing_ok=True)
-    run = snakemake(tree, ["--cores", "1", *args, str(out.relative_to(tree))], mirror)
+    # the target first: --config and --configfile take every word after them
+    run = snakemake(tree, [str(out.relative_to(tree)), "--cores", "1", *args], mirror)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     return yaml.safe_load(out.read_text())
 
 
 @pytest.mark.parametrize("name", ["smoke.yaml", "paper.yaml", "config.yaml", None])
 def test_effective_config_is_exactly_the_file(config_tree, mirror, name):
-    args = ["--configfile", f"config/{name}"] if name else []
+    args = [f"--configfile=config/{name}"] if name else []
     expected = yaml.safe_load((config_tree / "config" / (name or "config.yaml")).read_text())
     assert _effective(config_tree, args, mirror) == expected
 
@@ -153,7 +154,7 @@ def _broken(tree, name, edit):
     config = yaml.safe_load((tree / "config" / "smoke.yaml").read_text())
     edit(config)
     (tree / "config" / name).write_text(yaml.safe_dump(config))
-    return ["--configfile", f"config/{name}"]
+    return [f"--configfile=config/{name}"]
 
 
 BAD_CONFIGS = {
