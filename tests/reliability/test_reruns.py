@@ -90,10 +90,11 @@ def test_library_edit_plans_exactly_the_dependent_jobs(built_tree, mirror):
         # EM's library: the four EM runs and the table whose script imports it; no MRF job, no fetch
         assert jobs == {"run_em_sharing": 4, "make_table_em_sharing": 1}, out[-3000:]
         assert "Params have changed since last execution" in out
-        listed = snakemake(tree, ["--list-changes", "params", *SMOKE, *TARGETS], mirror)
-        changed = set(listed.stdout.split())
-        assert "results/em/sharing/pigs/n=25/trials.csv" in changed
-        assert not any("mrf" in path or "resources/raw" in path for path in changed)
+        # (not `--list-changes params`: Snakemake 9.27.1 lists every file that has a params record
+        # there, changed or not, because ParamsChange.__or__ keeps the files of an empty change)
+        reasons = [line for line in out.splitlines() if line.startswith("Reason:")]
+        assert sum("Params have changed" in r for r in reasons) == 4, reasons
+        assert not any("mrf" in r or "resources/raw" in r.split(";")[0] for r in reasons), reasons
     finally:
         em.write_text(original)  # a revert plans nothing
     assert _plan(tree, mirror)[0] == {}

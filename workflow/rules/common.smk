@@ -72,7 +72,7 @@ def code_version(script):
 
     Each script-running rule passes it as ``params.code``, so an edit to the library reruns
     exactly the jobs whose scripts import the edited module (reason: params changed), and a touch
-    or a revert reruns nothing. ``snakemake -n --list-changes params`` lists them.
+    or a revert reruns nothing. ``snakemake -n`` lists them.
     """
     return _code_version(Path(workflow.basedir) / "workflow" / "scripts" / script)
 
