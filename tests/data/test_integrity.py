@@ -17,6 +17,7 @@ from bnstudy.data.integrity import (
     ChecksumError,
     arrays_sha256,
     load_verified_npz,
+    npz_content_sha256,
     read_raw_payload,
     registered_raw_file,
     save_verified_npz,
@@ -174,7 +175,8 @@ def test_verified_npz_round_trip(tmp_path):
     assert set(back) == set(arrays)
     for key, value in arrays.items():
         np.testing.assert_array_equal(back[key], value)
-    assert digest == arrays_sha256(arrays)
+    assert digest == npz_content_sha256((tmp_path / "a.npz").read_bytes())
+    assert str(np.load(tmp_path / "a.npz")[CONTENT_HASH_KEY]) == digest
     with pytest.raises(ValueError, match="reserved"):
         save_verified_npz(tmp_path / "b.npz", **{CONTENT_HASH_KEY: np.zeros(1)})
 

@@ -12,7 +12,7 @@ from bnstudy.data.discretize import MDLDiscretizer
 from bnstudy.data.integrity import (
     CONTENT_HASH_KEY,
     ChecksumError,
-    arrays_sha256,
+    npz_content_sha256,
     save_verified_npz,
 )
 from bnstudy.data.prepared import (
@@ -312,7 +312,7 @@ def test_load_refuses_shuffled_labels_with_an_old_mtime(tmp_path):
     message = str(info.value)
     assert str(path) in message
     assert recorded in message
-    assert arrays_sha256(arrays) in message
+    assert npz_content_sha256(path.read_bytes()) in message
     assert f"snakemake --cores 1 --force {path}" in message
 
 

@@ -10,10 +10,10 @@ hash before anything is taken from them:
   calls :func:`verify_raw_file` or :func:`read_raw_payload` first. Files that are not in the
   registry (a user's own BIF file) are read as they are.
 * **Prepared files** (``resources/datasets/<name>.npz``, forward samples): written by
-  :func:`save_verified_npz`, which stores the sha256 of the arrays' content under the key
-  :data:`CONTENT_HASH_KEY` inside the file; :func:`load_verified_npz` recomputes it on every load.
-  A changed array (say, shuffled labels written back with ``numpy.savez``) no longer matches, however
-  old its modification time.
+  :func:`save_verified_npz`, which stores the sha256 of the arrays as stored
+  (:func:`npz_content_sha256`) under the key :data:`CONTENT_HASH_KEY` inside the file;
+  :func:`load_verified_npz` recomputes it on every load. A changed array (say, shuffled labels
+  written back with ``numpy.savez``) no longer matches, however old its modification time.
 
 A mismatch raises :class:`ChecksumError` (a ``ValueError``) naming the file, both hashes and how to
 rebuild the file, so a workflow job fails before it computes anything from it.
@@ -25,6 +25,7 @@ import gzip
 import hashlib
 import io
 import os
+import zipfile
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,13 +33,14 @@ from pathlib import Path
 import numpy as np
 
 from bnstudy.data.registry import RAW_FILES, RawFile
-from bnstudy.utils import save_npz
+from bnstudy.utils import atomic_path
 
 __all__ = [
     "CONTENT_HASH_KEY",
     "ChecksumError",
     "arrays_sha256",
     "load_verified_npz",
+    "npz_content_sha256",
     "payload_sha256",
     "read_raw_payload",
     "registered_raw_file",
@@ -199,8 +201,9 @@ def read_raw_payload(path: PathLike) -> bytes:
 def arrays_sha256(arrays: Mapping[str, np.ndarray]) -> str:
     """Hex sha256 of named arrays: every key (sorted), its dtype, shape and C-order bytes.
 
-    The key :data:`CONTENT_HASH_KEY` itself is left out, so the hash can be stored beside the
-    arrays it covers.
+    A digest of what arrays hold, whatever file they came from (the key :data:`CONTENT_HASH_KEY`
+    is left out); used to compare contents. The hash a verified ``.npz`` records is
+    :func:`npz_content_sha256`, which is cheaper to check.
     """
     digest = hashlib.sha256()
     for key in sorted(arrays):
@@ -214,41 +217,89 @@ def arrays_sha256(arrays: Mapping[str, np.ndarray]) -> str:
     return digest.hexdigest()
 
 
+_HASH_MEMBER = f"{CONTENT_HASH_KEY}.npy"
+
+
+def npz_content_sha256(data: bytes) -> str:
+    """Hex sha256 of the stored members of an ``.npz`` (other than the recorded hash).
+
+    Every member's name, stored size and stored (compressed) bytes, in name order: any change of
+    an array changes them, and hashing them costs a pass over the compressed file rather than over
+    the decompressed arrays (numpy's ``zipfile`` also checks each member's CRC-32 when it loads).
+
+    Parameters
+    ----------
+    data : bytes
+        The whole ``.npz`` file.
+
+    Raises
+    ------
+    zipfile.BadZipFile
+        If ``data`` is not a zip archive.
+    """
+    digest = hashlib.sha256()
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        for info in sorted(zf.infolist(), key=lambda i: i.filename):
+            if info.filename == _HASH_MEMBER:
+                continue
+            offset = info.header_offset
+            if data[offset : offset + 4] != b"PK\x03\x04":
+                raise zipfile.BadZipFile(f"no local header for member {info.filename!r}")
+            name_len = int.from_bytes(data[offset + 26 : offset + 28], "little")
+            extra_len = int.from_bytes(data[offset + 28 : offset + 30], "little")
+            start = offset + 30 + name_len + extra_len
+            stored = data[start : start + info.compress_size]
+            if len(stored) != info.compress_size:
+                raise zipfile.BadZipFile(f"member {info.filename!r} is cut short")
+            digest.update(f"{info.filename}\0{info.compress_size}\0".encode())
+            digest.update(stored)
+    return digest.hexdigest()
+
+
 def save_verified_npz(dest: PathLike, **arrays: np.ndarray) -> str:
-    """Write ``arrays`` to a compressed ``.npz`` atomically, with their content hash inside.
+    """Write ``arrays`` to a compressed ``.npz`` atomically, with its content hash inside.
+
+    The hash (:func:`npz_content_sha256` of the arrays as stored) is one more member,
+    :data:`CONTENT_HASH_KEY`, so the file stays one self-contained ``.npz``.
 
     Returns
     -------
     str
-        The content hash stored under :data:`CONTENT_HASH_KEY`.
+        The recorded hash.
     """
     if CONTENT_HASH_KEY in arrays:
         raise ValueError(f"{CONTENT_HASH_KEY!r} is reserved for the content hash")
-    arrays = {key: np.asarray(value) for key, value in arrays.items()}
-    digest = arrays_sha256(arrays)
-    save_npz(dest, **arrays, **{CONTENT_HASH_KEY: np.array(digest)})
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    digest = npz_content_sha256(buffer.getvalue())
+    member = io.BytesIO()
+    np.lib.format.write_array(member, np.array(digest), allow_pickle=False)
+    with zipfile.ZipFile(buffer, "a", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(_HASH_MEMBER, member.getvalue())
+    with atomic_path(dest) as tmp:
+        tmp.write_bytes(buffer.getvalue())
     return digest
 
 
 def load_verified_npz(path: PathLike) -> dict[str, np.ndarray]:
     """Every array of a ``.npz`` written by :func:`save_verified_npz`, after checking its hash.
 
+    The file is read once; its stored members are hashed (:func:`npz_content_sha256`) and
+    compared with the hash recorded when it was written before any array is returned.
+
     Raises
     ------
     ChecksumError
-        If the file records no content hash, or the arrays' hash differs from the recorded one;
-        the message names the file, both hashes and how to rebuild it.
-    ValueError
-        If the file is not a readable ``.npz``.
+        If the file is not a readable ``.npz``, records no content hash, or its content differs
+        from the recorded hash; the message names the file, both hashes and how to rebuild it.
     FileNotFoundError
         If the file does not exist.
     """
     data = Path(path).read_bytes()
     try:
+        actual = npz_content_sha256(data)
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             arrays = {key: npz[key] for key in npz.files}
-    except FileNotFoundError:
-        raise
     except Exception as exc:  # zipfile / numpy format errors on a damaged file
         raise ChecksumError(
             f"{path}: not a readable .npz file ({type(exc).__name__}: {exc}); {_rebuild_hint(path)}"
@@ -256,11 +307,9 @@ def load_verified_npz(path: PathLike) -> dict[str, np.ndarray]:
     if CONTENT_HASH_KEY not in arrays:
         raise ChecksumError(
             f"{path}: no content hash recorded (key {CONTENT_HASH_KEY!r}), so its content cannot "
-            f"be verified: expected sha256 <none recorded>, found {arrays_sha256(arrays)}; "
-            f"{_rebuild_hint(path)}"
+            f"be verified: expected sha256 <none recorded>, found {actual}; {_rebuild_hint(path)}"
         )
     recorded = str(arrays.pop(CONTENT_HASH_KEY))
-    actual = arrays_sha256(arrays)
     if actual != recorded:
         raise ChecksumError(
             f"{path}: content changed after it was written: expected sha256 {recorded} (recorded "

@@ -10,6 +10,7 @@ not data.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import warnings
 from dataclasses import dataclass
@@ -103,13 +104,15 @@ def _load_table(
     ``dtype`` is a Python type (``int`` or ``float``) that every used field must parse as.
     """
     path = Path(path)
-    verify_raw_file(path)
+    text = read_raw_payload(path).decode("utf-8", errors="replace")  # verified, read once
     dtypes = [str] * n_fields
     for column in range(n_fields) if usecols is None else usecols:
         dtypes[column] = dtype
     np_dtype = np.int64 if dtype is int else np.float64
     try:
-        table = np.loadtxt(path, dtype=np_dtype, delimiter=delimiter, usecols=usecols, ndmin=2)
+        table = np.loadtxt(
+            io.StringIO(text), dtype=np_dtype, delimiter=delimiter, usecols=usecols, ndmin=2
+        )
     except ValueError as exc:
         raise ValueError(
             f"{path}: malformed table ({_first_bad_line(path, n_fields, delimiter, dtypes)}): {exc}"
@@ -248,8 +251,7 @@ def read_bnc(npz_path: PathLike) -> list[ClassificationSplit]:
     W. Roth and F. Pernkopf, "Differentiable TAN Structure Learning for Bayesian Network
     Classifiers", PGM 2020; data from https://github.com/wroth8/bnc.
     """
-    verify_raw_file(npz_path)
-    with np.load(npz_path, allow_pickle=False) as npz:
+    with np.load(io.BytesIO(read_raw_payload(npz_path)), allow_pickle=False) as npz:
         n_folds = int(_npz_get(npz, npz_path, "n_folds"))
         folds = [
             {
@@ -305,8 +307,7 @@ def read_bnc_mi(npz_path: PathLike, *, as_stored: bool = False) -> list[np.ndarr
         By default symmetric float64 (D, D) arrays with I(Xi; Xj | C) off the diagonal and zeros on
         it (the edge weights of a Chow-Liu TAN).
     """
-    verify_raw_file(npz_path)
-    with np.load(npz_path, allow_pickle=False) as npz:
+    with np.load(io.BytesIO(read_raw_payload(npz_path)), allow_pickle=False) as npz:
         keys = sorted(
             (key for key in npz.files if key.startswith("mi_graph_")),
             key=lambda key: int(key.removeprefix("mi_graph_")),
