@@ -11,6 +11,7 @@ from scipy.sparse.csgraph import minimum_spanning_tree
 from bnstudy.classifiers import (
     PAD,
     candidate_parents,
+    check_tan_parents,
     chow_liu_parents,
     conditional_mutual_information,
     heuristic_ordering,
@@ -280,3 +281,28 @@ def test_is_valid_tan() -> None:
     assert not is_valid_tan([-1, 5])  # out of range
     assert is_valid_tan([2, -1, 1], ordering=[1, 2, 0])
     assert not is_valid_tan([-1, 0, 1], ordering=[2, 1, 0])  # parent later in the ordering
+
+
+@pytest.mark.parametrize(
+    ("parents", "message"),
+    [
+        ([1, 0, -1, -1], r"directed cycle \(0 -> 1 -> 0"),
+        ([-1, 2, 3, 1], r"directed cycle \(1 -> 2 -> 3 -> 1"),
+        ([-1, 1, 0], r"parents\[1\]: feature 1 is its own parent"),
+        ([-1, 0, 7], r"parents\[2\] = 7 is not a feature index in 0\.\.2"),
+        ([-2, 0, 1], r"parents\[0\] = -2"),
+        ([[-1, 0]], "1-d vector"),
+        ([-1.0, 0.0], "integers"),
+    ],
+)
+def test_check_tan_parents_names_the_problem(parents, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        check_tan_parents(parents)
+    assert not is_valid_tan(parents)
+
+
+def test_check_tan_parents_accepts_forests_and_checks_the_length() -> None:
+    np.testing.assert_array_equal(check_tan_parents([-1, 0, 1, 1]), [-1, 0, 1, 1])
+    assert check_tan_parents(np.array([-1, -1], dtype=np.int8)).dtype == np.int64
+    with pytest.raises(ValueError, match=r"one entry per feature \(3\), got 2"):
+        check_tan_parents([-1, 0], n_features=3)

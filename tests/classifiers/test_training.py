@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from bnstudy.classifiers import (
+    BNClassifier,
     StackedAdam,
     candidate_parents,
     chow_liu_parents,
@@ -20,6 +21,7 @@ from bnstudy.classifiers import (
     temperature_schedule,
     train_batched,
     train_classifier,
+    train_ml,
 )
 from bnstudy.data.readers import ClassificationSplit
 from bnstudy.studies.tan.experiments import run_tan_experiment, run_tan_experiments
@@ -313,3 +315,18 @@ def test_fused_keras_adam_equals_stacked_adam(tan_data: dict) -> None:
         train_batched(
             [setting, {**setting, "lr": 1e-3}], *data, adam="keras_fused", **{**kw, "seeds": [1, 2]}
         )
+
+
+def test_cyclic_parents_are_refused_where_they_enter(tan_data):
+    """Issue 10: parents [1, 0, -1, ...] trained and reported a test error; now a ValueError."""
+    fold = tan_data["fold"]
+    cyclic = np.array([1, 0, -1, -1, -1, -1])
+    args = (fold.x_train, fold.y_train, fold.x_test, fold.y_test, tan_data["n_states"], 3)
+    with pytest.raises(ValueError, match=r"directed cycle \(0 -> 1 -> 0"):
+        train_ml(*args, parents=cyclic)
+    with pytest.raises(ValueError, match=r"settings\[0\]: parents contain a directed cycle"):
+        train_classifier(*args, parents=cyclic, n_epochs=1, batch_size=100, seed=0)
+    with pytest.raises(ValueError, match=r"parents\[1\] contain a directed cycle"):
+        BNClassifier.from_parents([[-1] * 6, cyclic], tan_data["n_states"], 3)
+    with pytest.raises(ValueError, match="its own parent"):
+        train_ml(*args, parents=np.array([-1, 1, -1, -1, -1, -1]))

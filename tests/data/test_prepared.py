@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from bnstudy.data.discretize import MDLDiscretizer
+from bnstudy.data.integrity import (
+    CONTENT_HASH_KEY,
+    ChecksumError,
+    npz_content_sha256,
+    save_verified_npz,
+)
 from bnstudy.data.prepared import (
     PreparedDataset,
     compare_state_counts,
@@ -266,14 +273,57 @@ def test_load_malformed_names_file_and_key(tmp_path):
     path = tmp_path / "toy.npz"
     save_prepared(path, _toy_prepared())
     with np.load(path) as npz:
-        arrays = {k: npz[k] for k in npz.files if k != "y_test_1"}
+        arrays = {k: npz[k] for k in npz.files if k not in ("y_test_1", CONTENT_HASH_KEY)}
     broken = tmp_path / "broken.npz"
-    np.savez(broken, **arrays)
+    save_verified_npz(broken, **arrays)  # verifies, but is not a whole prepared dataset
     with pytest.raises(ValueError, match=r"broken\.npz.*y_test_1"):
         load_prepared(broken)
-    np.savez(broken, something=np.zeros(3))
+    save_verified_npz(broken, something=np.zeros(3))
     with pytest.raises(ValueError, match="n_folds"):
         load_prepared(broken)
+
+
+def test_load_refuses_a_key_removed_after_writing(tmp_path):
+    path = tmp_path / "toy.npz"
+    save_prepared(path, _toy_prepared())
+    with np.load(path) as npz:
+        arrays = {k: npz[k] for k in npz.files if k != "y_test_1"}
+    np.savez(path, **arrays)
+    with pytest.raises(ChecksumError, match=r"toy\.npz: content changed after it was written"):
+        load_prepared(path)
+
+
+def test_load_refuses_shuffled_labels_with_an_old_mtime(tmp_path):
+    """The defect of issue 10: shuffled y_train, a valid file with its old mtime, was trained on."""
+    path = tmp_path / "bnc_letter.npz"
+    save_prepared(path, _toy_prepared())
+    recorded = str(np.load(path)[CONTENT_HASH_KEY])
+    assert load_prepared(path).n_folds == 2
+    stat = path.stat()
+    with np.load(path) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    y = arrays["y_train_0"]
+    arrays["y_train_0"] = np.random.default_rng(0).permutation(y)
+    assert not np.array_equal(arrays["y_train_0"], y)
+    np.savez_compressed(path, **arrays)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    with pytest.raises(ChecksumError) as info:
+        load_prepared(path)
+    message = str(info.value)
+    assert str(path) in message
+    assert recorded in message
+    assert npz_content_sha256(path.read_bytes()) in message
+    assert f"snakemake --cores 1 --force {path}" in message
+
+
+def test_load_refuses_a_file_without_recorded_hash(tmp_path):
+    path = tmp_path / "old.npz"
+    save_prepared(path, _toy_prepared())
+    with np.load(path) as npz:
+        arrays = {k: npz[k] for k in npz.files if k != CONTENT_HASH_KEY}
+    np.savez(path, **arrays)
+    with pytest.raises(ChecksumError, match="no content hash recorded"):
+        load_prepared(path)
 
 
 def test_save_rejects_non_integer_states(tmp_path):

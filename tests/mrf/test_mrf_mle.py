@@ -86,3 +86,46 @@ def test_pcd_rejects_bad_input(grid_data):
         pcd_mle(g, X, rng=np.random.default_rng(0), init=np.full(g.n_edges, 1.0))
     with pytest.raises(ValueError, match="needs rng"):
         oracle_mle(g, X, np.zeros(g.n_edges))
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf, 0.0, -0.5])
+def test_learning_rate_must_be_finite_and_positive(grid_data, value):
+    """Issue 10: pcd_mle(learning_rate=nan) returned NaN estimates."""
+    g, _, X = grid_data
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="learning_rate must be a finite number > 0"):
+        pcd_mle(g, X, rng=rng, learning_rate=value, n_iter=5)
+    with pytest.raises(ValueError, match="learning_rate"):
+        PersistentContrastiveDivergence(g, learning_rate=value).fit(X, rng=rng)
+    with pytest.raises(ValueError, match="learning_rate"):
+        oracle_mle(g, X, np.zeros(g.n_edges), rng=rng, learning_rate=value)
+    tree = binary_tree(3)
+    Xt = sample_tree(tree, np.full(tree.n_edges, 0.7), 200, rng=rng)
+    with pytest.raises(ValueError, match="learning_rate"):  # unused on a tree, still refused
+        oracle_mle(tree, Xt, np.zeros(tree.n_edges), learning_rate=value)
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "message"),
+    [
+        ("average_fraction", np.nan, "average_fraction"),
+        ("average_fraction", 0.0, "average_fraction"),
+        ("average_fraction", 1.5, "average_fraction"),
+        ("eps", np.nan, "eps must be"),
+        ("eps", np.inf, "eps must be"),
+        ("eps", 0.5, "eps must be"),
+        ("n_sweeps", 0, "n_sweeps"),
+    ],
+)
+def test_pcd_step_settings_are_checked(grid_data, setting, value, message):
+    g, _, X = grid_data
+    with pytest.raises(ValueError, match=message):
+        pcd_mle(g, X, rng=np.random.default_rng(0), n_iter=5, **{setting: value})
+
+
+@pytest.mark.parametrize("eps", [np.nan, np.inf, 0.0, 0.7])
+def test_tree_mle_eps_is_checked(eps):
+    tree = binary_tree(3)
+    X = sample_tree(tree, np.full(tree.n_edges, 0.7), 100, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="eps must be a finite number"):
+        tree_mle(tree, X, eps=eps)

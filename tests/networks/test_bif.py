@@ -189,3 +189,35 @@ def test_small_round_off_is_renormalised_with_a_warning(caplog):
 def test_load_network_rejects_unknown_suffix(tmp_path):
     with pytest.raises(ValueError, match=r"net\.xml.*supported suffixes: \.bif, \.bif\.gz, \.net"):
         load_network(tmp_path / "net.xml")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "   \n// only a comment\n", "network unknown {\n}\n", 'network "x" { property p; }\n'],
+)
+def test_empty_or_header_only_bif_is_an_error(tmp_path, text):
+    path = tmp_path / "empty.bif"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=r"empty\.bif: no variable declared"):
+        read_bif(path)
+    with pytest.raises(ValueError, match="no variable declared"):
+        parse_bif(text)
+
+
+def test_truncated_bif_gz_names_the_file(mirror, tmp_path):
+    # a copy outside the registry layout: not verified, so the gzip error itself must name the file
+    path = tmp_path / "mine.bif.gz"
+    data = (mirror / "bif" / "alarm.bif.gz").read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match=r"mine\.bif\.gz: not a readable gzip file"):
+        read_bif(path)
+    path.write_bytes(b"not gzip at all")
+    with pytest.raises(ValueError, match=r"mine\.bif\.gz: not a readable gzip file"):
+        load_network(path)
+
+
+def test_binary_bif_names_the_file(tmp_path):
+    path = tmp_path / "blob.bif"
+    path.write_bytes(bytes(range(256)))
+    with pytest.raises(ValueError, match=r"blob\.bif: not a BIF text file"):
+        read_bif(path)

@@ -197,3 +197,36 @@ def test_missing_potential_and_small_round_off(caplog):
         bn = parse_net(text, source="x.net")
     assert "x.net line 25: renormalised 1 CPT row(s) of 'B'" in caplog.text
     assert bn.cpts["B"][1].sum() == pytest.approx(1.0, abs=1e-15)
+
+
+@pytest.mark.parametrize("text", ["", "% a comment only\n", "net\n{\n}\n", 'net { label = "x"; }'])
+def test_empty_or_header_only_net_is_an_error(tmp_path, text):
+    path = tmp_path / "empty.net"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=r"empty\.net: no node declared"):
+        read_net(path)
+    with pytest.raises(ValueError, match="no node declared"):
+        parse_net(text)
+
+
+def test_binary_net_names_the_file(tmp_path):
+    path = tmp_path / "blob.net"
+    path.write_bytes(b"net {\n}\n" + bytes(range(128, 256)))
+    with pytest.raises(ValueError, match=r"blob\.net: not a Hugin \.net text file"):
+        read_net(path)
+    with pytest.raises(ValueError, match=r"blob\.net: not a Hugin \.net text file"):
+        load_network(path)
+
+
+def test_readers_share_one_text_module():
+    """The BIF and .net readers use the shared helpers, not each other's private names."""
+    import inspect
+
+    import bnstudy.networks._text as text
+    import bnstudy.networks.bif as bif
+    import bnstudy.networks.hugin as hugin
+
+    for name in ("TokenStream", "parse_header", "check_rows", "build_network", "stem"):
+        assert getattr(bif, name) is getattr(text, name)
+        assert getattr(hugin, name) is getattr(text, name)
+    assert "from bnstudy.networks.bif import" not in inspect.getsource(hugin)

@@ -168,3 +168,27 @@ def test_bad_arguments_raise():
         ci_test(d, None, 0, 5)
     with pytest.raises(ValueError, match="cards"):
         ci_test(d, [2, 1, 2], 0, 1)
+
+
+@pytest.mark.parametrize("top", [65535, 65536, 1 << 20])
+def test_states_beyond_uint16_are_counted(top):
+    """Issue 10: a state value of 65536 (int64 states) met a uint16 key: UFuncTypeError."""
+    from bnstudy.structure import pc
+    from bnstudy.structure.citests import grouped_counts
+
+    rng = np.random.default_rng(3)
+    n = 400
+    x0 = rng.integers(0, 2, n)
+    x1 = x0 ^ (rng.random(n) < 0.1)
+    x3 = x0 * 30000 + rng.integers(0, 3, n)
+    x3[:5] = top
+    data = np.column_stack([x0, x1, rng.integers(0, 3, n), x3])
+    d = as_discrete_data(data)
+    tables = grouped_counts(d, np.array([[3]]), np.array([[0, 1]]))
+    # reference: rows counted by (rank of x3 among its values, x0, x1)
+    rank = np.unique(x3, return_inverse=True)[1]
+    expected = np.bincount(rank * 4 + x0 * 2 + x1)
+    np.testing.assert_array_equal(tables.cell, np.flatnonzero(expected))
+    np.testing.assert_array_equal(tables.count, expected[expected > 0])
+    skeleton = pc(data)
+    assert skeleton.shape == (4, 4)

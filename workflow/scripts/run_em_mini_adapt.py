@@ -5,8 +5,7 @@ Outputs: ``trials.csv`` and ``traces.npz`` as for run_em_sharing.
 
 import logging
 
-import numpy as np
-
+from bnstudy.data.integrity import load_verified_npz
 from bnstudy.logs import configure_logging
 from bnstudy.networks import load_network
 from bnstudy.studies.em.mini_adapt import hidden_nodes, shared_node_set
@@ -17,7 +16,7 @@ logger = logging.getLogger(__name__)
 
 def main(network, samples, trials_csv, traces_npz, *, observables, sharing, seed, em, n_trials):
     bn = load_network(network)
-    data = np.load(samples)["samples"]
+    data = load_verified_npz(samples)["samples"]
     hidden = hidden_nodes(observables)
     shared = shared_node_set() if sharing == "SB" else []
     trials, traces = run_em_trials(

@@ -8,6 +8,7 @@ import logging
 
 import numpy as np
 
+from bnstudy.data.integrity import load_verified_npz
 from bnstudy.logs import configure_logging
 from bnstudy.networks import load_network
 from bnstudy.parameters.sharing import gradual_sharing_sets
@@ -18,7 +19,7 @@ logger = logging.getLogger(__name__)
 
 def main(network, samples, trials_csv, traces_npz, *, name, seed, hidden, schedule, em, n_trials):
     bn = load_network(network)
-    data = np.load(samples)["samples"]
+    data = load_verified_npz(samples)["samples"]
     rng = np.random.default_rng(seed)
     hidden_nodes = choose_hidden(bn, hidden["group"], count=hidden.get("count"), rng=rng)
     if schedule.get("step"):

@@ -11,6 +11,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from bnstudy.data.integrity import load_verified_npz
 from bnstudy.logs import configure_logging
 from bnstudy.metrics.structure import skeleton_metrics
 from bnstudy.networks import load_network
@@ -22,7 +23,7 @@ logger = logging.getLogger(__name__)
 
 def main(network, samples, structure, metrics, *, name, framework, method, rep, seed, settings):
     bn = load_network(network)
-    data = np.load(samples)
+    data = load_verified_npz(samples)
     nodes = [str(v) for v in data["nodes"]]
     index = {v: i for i, v in enumerate(nodes)}
     true_edges = [(index[u], index[v]) for u, v in bn.edges]

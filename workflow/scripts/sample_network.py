@@ -1,16 +1,18 @@
 """Forward-sample a benchmark network.
 
 Output: ``results/samples/<network>/n=<n>/rep=<rep>.npz`` with ``samples`` (n, nodes) state indices,
-``nodes`` (column names, topological order), ``cardinality`` and the seed and provenance.
+``nodes`` (column names, topological order), ``cardinality`` and the seed and provenance, and the
+content hash its readers check (``bnstudy.data.integrity.load_verified_npz``).
 """
 
 import logging
 
 import numpy as np
 
+from bnstudy.data.integrity import save_verified_npz
 from bnstudy.logs import configure_logging
 from bnstudy.networks import forward_sample, load_network
-from bnstudy.utils import provenance, save_npz
+from bnstudy.utils import provenance
 
 logger = logging.getLogger(__name__)
 
@@ -18,7 +20,7 @@ logger = logging.getLogger(__name__)
 def main(network_path: str, n: int, seed: int, dest: str) -> None:
     bn = load_network(network_path)
     samples = forward_sample(bn, n, rng=np.random.default_rng(seed))
-    save_npz(
+    save_verified_npz(
         dest,
         samples=samples,
         nodes=np.array(bn.nodes),

@@ -7,9 +7,9 @@ the true network (Tables II-III) and the community sizes (Table IV).
 
 import logging
 
-import numpy as np
 import pandas as pd
 
+from bnstudy.data.integrity import load_verified_npz
 from bnstudy.logs import configure_logging
 from bnstudy.networks import load_network
 from bnstudy.structure.ropart import partition_statistics, ropart
@@ -20,7 +20,7 @@ logger = logging.getLogger(__name__)
 
 def main(network, samples, statistics, *, name, rep, settings):
     bn = load_network(network)
-    data = np.load(samples)
+    data = load_verified_npz(samples)
     index = {str(v): i for i, v in enumerate(data["nodes"])}
     edges = [(index[u], index[v]) for u, v in bn.edges]
     p = len(index)

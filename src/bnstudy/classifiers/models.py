@@ -37,7 +37,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from bnstudy.classifiers.structures import PAD
+from bnstudy.classifiers.structures import PAD, check_tan_parents
 
 __all__ = [
     "BNClassifier",
@@ -376,13 +376,19 @@ class BNClassifier(torch.nn.Module):
         """A fixed-structure classifier (naive Bayes: all ``-1``; TAN: one parent per feature).
 
         ``parents`` of shape (D,) builds an unbatched model; shape (S, D) or a sequence of (D,)
-        arrays a batched one. Other keyword arguments go to :class:`BNClassifier`.
+        arrays a batched one. Other keyword arguments go to :class:`BNClassifier`. Each parent
+        vector must be a TAN (:func:`~bnstudy.classifiers.structures.check_tan_parents`: a
+        cycle, a self-loop or an index out of range is a ``ValueError``).
         """
         pa = np.asarray(parents)
+        n_features = np.asarray(n_states).size
         if pa.ndim == 1:
-            cand = pa[:, None]
+            cand = check_tan_parents(pa, n_features)[:, None]
         elif pa.ndim == 2:
-            cand = [row[:, None] for row in pa]
+            cand = [
+                check_tan_parents(row, n_features, name=f"parents[{s}]")[:, None]
+                for s, row in enumerate(pa)
+            ]
         else:
             raise ValueError(f"parents must have shape (D,) or (S, D), got {pa.shape}")
         return cls(n_states, n_classes, cand, learn_structure=False, **kwargs)

@@ -36,6 +36,7 @@ __all__ = [
     "HEURISTIC_ORDERINGS",
     "PAD",
     "candidate_parents",
+    "check_tan_parents",
     "chow_liu_parents",
     "conditional_mutual_information",
     "heuristic_ordering",
@@ -674,6 +675,82 @@ def candidate_parents(
     return cand
 
 
+def check_tan_parents(
+    parents: Sequence[int] | np.ndarray,
+    n_features: int | None = None,
+    *,
+    name: str = "parents",
+) -> np.ndarray:
+    """Validate a TAN (or forest-augmented NB) parent vector; ValueError naming the problem.
+
+    Parameters
+    ----------
+    parents : array_like of int, shape (D,)
+        ``-1`` (class only) or the index of the feature's one feature parent.
+    n_features : int, optional
+        The number of features ``D`` it must have.
+    name : str, default "parents"
+        How to call the vector in error messages (e.g. ``"settings[2]: parents"``).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (D,)
+
+    Raises
+    ------
+    ValueError
+        If ``parents`` is not a 1-d integer vector (of length ``n_features``), has an entry below
+        -1 or not below ``D``, a feature that is its own parent, or a directed cycle among the
+        features (the message lists the cycle, e.g. ``0 -> 1 -> 0``): a cyclic structure is not a
+        Bayesian network, and its product of conditionals is not a distribution.
+
+    References
+    ----------
+    Friedman, Geiger & Goldszmidt (1997), Def. 4.1 (TAN); Roth & Pernkopf (2020), Eq. (4).
+    """
+    pa = np.asarray(parents)
+    if pa.ndim != 1 or not (np.issubdtype(pa.dtype, np.integer) or pa.size == 0):
+        raise ValueError(f"{name} must be a 1-d vector of integers, got {pa.dtype} {pa.shape}")
+    n = pa.size
+    if n_features is not None and n != int(n_features):
+        raise ValueError(f"{name} must have one entry per feature ({n_features}), got {n}")
+    pa = pa.astype(np.int64)
+    bad = np.flatnonzero((pa < -1) | (pa >= n))
+    if bad.size:
+        d = int(bad[0])
+        raise ValueError(
+            f"{name}[{d}] = {pa[d]} is not a feature index in 0..{n - 1} or -1 (class only)"
+        )
+    loops = np.flatnonzero(pa == np.arange(n))
+    if loops.size:
+        raise ValueError(f"{name}[{int(loops[0])}]: feature {int(loops[0])} is its own parent")
+    cycle = _parent_cycle(pa)
+    if cycle:
+        arrows = " -> ".join(str(d) for d in [*cycle, cycle[0]])
+        raise ValueError(
+            f"{name} contain a directed cycle ({arrows}, each feature's parent after it): a TAN "
+            "gives every feature at most one feature parent without cycles"
+        )
+    return pa
+
+
+def _parent_cycle(pa: np.ndarray) -> list[int]:
+    """A directed cycle of a parent vector, as ``[d, pa[d], pa[pa[d]], ...]``; empty if acyclic."""
+    n = pa.size
+    state = np.zeros(n, dtype=np.int8)  # 0 unseen, 1 on the current path, 2 done
+    for start in range(n):
+        path = []
+        node = start
+        while node >= 0 and state[node] == 0:
+            state[node] = 1
+            path.append(node)
+            node = int(pa[node])
+        if node >= 0 and state[node] == 1:
+            return path[path.index(node) :]
+        state[path] = 2
+    return []
+
+
 def is_valid_tan(
     parents: Sequence[int] | np.ndarray, ordering: Sequence[int] | np.ndarray | None = None
 ) -> bool:
@@ -691,7 +768,8 @@ def is_valid_tan(
     bool
         False for out-of-range entries, self-loops, cycles or (with ``ordering``) a parent that
         comes later. Every feature always has the class as a parent, so a valid parent vector is
-        a directed forest over the features rooted under the class.
+        a directed forest over the features rooted under the class. :func:`check_tan_parents`
+        says why a vector is not valid.
 
     References
     ----------
@@ -700,9 +778,11 @@ def is_valid_tan(
     pa = np.asarray(parents)
     if pa.ndim != 1 or not np.issubdtype(pa.dtype, np.integer):
         return False
-    n = pa.size
-    if np.any(pa < -1) or np.any(pa >= n) or np.any(pa == np.arange(n)):
+    try:
+        pa = check_tan_parents(pa)
+    except ValueError:
         return False
+    n = pa.size
     if ordering is not None:
         try:
             order = _check_ordering(ordering, n)
@@ -713,15 +793,4 @@ def is_valid_tan(
         has = pa >= 0
         if np.any(position[pa[has]] >= position[np.flatnonzero(has)]):
             return False
-    state = np.zeros(n, dtype=np.int8)  # 0 unseen, 1 on the current path, 2 done
-    for start in range(n):
-        path = []
-        node = start
-        while node >= 0 and state[node] == 0:
-            state[node] = 1
-            path.append(node)
-            node = int(pa[node])
-        if node >= 0 and state[node] == 1:
-            return False
-        state[path] = 2
     return True

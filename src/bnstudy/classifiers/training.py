@@ -58,6 +58,7 @@ from bnstudy.classifiers.models import (
     check_labels,
     straight_through_gumbel_softmax,
 )
+from bnstudy.classifiers.structures import check_tan_parents
 
 __all__ = [
     "KerasAdam",
@@ -284,7 +285,8 @@ def _check_setting(setting: Mapping, index: int, n_features: int) -> dict:
             raise ValueError(
                 f"settings[{index}]: parents must be {n_features} integers, got {pa.shape} {pa.dtype}"
             )
-        out["candidates"] = pa.astype(np.int64)[:, None]
+        pa = check_tan_parents(pa, n_features, name=f"settings[{index}]: parents")
+        out["candidates"] = pa[:, None]
         out["learned"] = False
     else:
         cand = np.asarray(setting["candidates"])

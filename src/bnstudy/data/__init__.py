@@ -1,4 +1,4 @@
-"""Data layer: registry of raw files and datasets, verified fetch, and raw-file readers."""
+"""Data layer: registry of raw files and datasets, verified fetch and reads, raw-file readers."""
 
 from bnstudy.data.fetch import (
     MIRROR_ENV,
@@ -8,6 +8,12 @@ from bnstudy.data.fetch import (
     payload_sha256,
     resolve_mirror,
     verify_file,
+)
+from bnstudy.data.integrity import (
+    load_verified_npz,
+    read_raw_payload,
+    save_verified_npz,
+    verify_raw_file,
 )
 from bnstudy.data.readers import (
     ClassificationSplit,
@@ -46,6 +52,7 @@ __all__ = [
     "contested",
     "dataset",
     "fetch_raw_file",
+    "load_verified_npz",
     "network_file",
     "payload_sha256",
     "raw_file",
@@ -53,9 +60,12 @@ __all__ = [
     "read_bnc_mi",
     "read_letter",
     "read_mnist",
+    "read_raw_payload",
     "read_satimage",
     "read_senate",
     "read_usps",
     "resolve_mirror",
+    "save_verified_npz",
     "verify_file",
+    "verify_raw_file",
 ]

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from bnstudy.data.discretize import MDLDiscretizer
+from bnstudy.data.integrity import load_verified_npz, save_verified_npz
 from bnstudy.data.prepared import (
     PreparedDataset,
     discretize_split,
@@ -34,7 +35,6 @@ from bnstudy.data.readers import (
     read_usps,
 )
 from bnstudy.data.registry import dataset as dataset_spec
-from bnstudy.utils import save_npz
 
 __all__ = [
     "SenateData",
@@ -184,9 +184,9 @@ def build_senate(path: PathLike, *, min_yeas: int = 10, max_yeas: int = 90) -> S
 
 
 def save_senate(dest: PathLike, data: SenateData) -> None:
-    """Write :class:`SenateData` to one ``.npz`` atomically."""
+    """Write :class:`SenateData` to one ``.npz`` atomically, with its content hash."""
     sessions = sorted(data.votes)
-    save_npz(
+    save_verified_npz(
         dest,
         senators=data.senators.astype(str),
         parties=data.parties.astype(str),
@@ -199,20 +199,28 @@ def save_senate(dest: PathLike, data: SenateData) -> None:
 
 
 def load_senate(path: PathLike) -> SenateData:
-    """Read what :func:`save_senate` wrote; ValueError naming the file and key if malformed."""
-    with np.load(path, allow_pickle=False) as npz:
-        try:
-            sessions = [int(s) for s in npz["sessions"]]
-            return SenateData(
-                senators=npz["senators"],
-                parties=npz["parties"],
-                votes={s: npz[f"votes_{s}"] for s in sessions},
-                n_rollcalls={s: int(npz[f"n_rollcalls_{s}"]) for s in sessions},
-                min_yeas=int(npz["min_yeas"]),
-                max_yeas=int(npz["max_yeas"]),
-            )
-        except KeyError as err:
-            raise ValueError(f"{path}: not a prepared Senate file, missing key {err}") from None
+    """Read what :func:`save_senate` wrote, after verifying its content hash.
+
+    Raises
+    ------
+    bnstudy.data.integrity.ChecksumError
+        If the content differs from the hash recorded when it was written (or none is recorded).
+    ValueError
+        Naming the file and key if the file is not a prepared Senate file.
+    """
+    npz = load_verified_npz(path)
+    try:
+        sessions = [int(s) for s in npz["sessions"]]
+        return SenateData(
+            senators=npz["senators"],
+            parties=npz["parties"],
+            votes={s: npz[f"votes_{s}"] for s in sessions},
+            n_rollcalls={s: int(npz[f"n_rollcalls_{s}"]) for s in sessions},
+            min_yeas=int(npz["min_yeas"]),
+            max_yeas=int(npz["max_yeas"]),
+        )
+    except KeyError as err:
+        raise ValueError(f"{path}: not a prepared Senate file, missing key {err}") from None
 
 
 def prepare_dataset(

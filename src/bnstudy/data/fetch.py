@@ -7,19 +7,17 @@ is copied into a temporary file beside the destination, verified, and only then 
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import importlib.resources
 import logging
 import os
 import shutil
 import urllib.request
-import zlib
 from collections.abc import Callable
 from http.client import HTTPException
 from pathlib import Path
 from typing import Any
 
+from bnstudy.data.integrity import _GZIP_ERRORS, ChecksumError, _payload_digest, payload_sha256
 from bnstudy.data.registry import RawFile, raw_file
 from bnstudy.utils import atomic_path
 
@@ -41,10 +39,6 @@ MIRROR_ENV = "BNSTUDY_DATA_MIRROR"
 _CHUNK = 1 << 20
 
 
-class ChecksumError(ValueError):
-    """A file's payload does not have the registered sha256."""
-
-
 class DataUnavailableError(RuntimeError):
     """No source (mirror, bundled copy, download) could provide a raw file."""
 
@@ -55,32 +49,6 @@ def resolve_mirror(mirror: str | os.PathLike | None = None) -> Path | None:
         return Path(mirror).resolve()
     env = os.environ.get(MIRROR_ENV)
     return Path(env).resolve() if env else None
-
-
-def _payload_digest(path: Path, compressed: bool) -> str:
-    digest = hashlib.sha256()
-    opener = gzip.open if compressed else open
-    with opener(path, "rb") as fh:
-        while chunk := fh.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def payload_sha256(path: str | os.PathLike) -> str:
-    """Hex sha256 of a file's payload, decompressing it first when its name ends with ``.gz``.
-
-    Parameters
-    ----------
-    path : path-like
-        The file; read in chunks, so large files do not need to fit in memory.
-
-    Returns
-    -------
-    str
-        The hex digest.
-    """
-    path = Path(path)
-    return _payload_digest(path, path.name.endswith(".gz"))
 
 
 def verify_file(path: str | os.PathLike, raw: RawFile, *, source: str | None = None) -> None:
@@ -104,7 +72,7 @@ def verify_file(path: str | os.PathLike, raw: RawFile, *, source: str | None = N
     where = source or str(path)
     try:
         actual = _payload_digest(path, raw.compressed)
-    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+    except _GZIP_ERRORS as exc:
         actual = f"<payload unreadable: {exc}>"
     if actual != raw.sha256_content:
         raise ChecksumError(

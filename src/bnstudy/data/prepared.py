@@ -17,8 +17,8 @@ from typing import Literal
 import numpy as np
 
 from bnstudy.data.discretize import MDLDiscretizer, imresize_bicubic, pool_images
+from bnstudy.data.integrity import load_verified_npz, save_verified_npz
 from bnstudy.data.readers import ClassificationSplit
-from bnstudy.utils import save_npz
 
 __all__ = [
     "PreparedDataset",
@@ -205,11 +205,12 @@ def from_bnc(name: str, folds: list[ClassificationSplit]) -> PreparedDataset:
 
 
 def save_prepared(path: PathLike, ds: PreparedDataset) -> None:
-    """Write a :class:`PreparedDataset` atomically to one ``.npz``.
+    """Write a :class:`PreparedDataset` atomically to one ``.npz``, with its content hash.
 
     Keys: ``name``, ``source``, ``classes``, ``n_folds``, ``image_shape`` (``(0, 0)`` for None) and,
     for each fold ``k`` (0-based), ``x_train_{k}``, ``y_train_{k}``, ``x_test_{k}``, ``y_test_{k}``,
-    ``n_states_{k}``.
+    ``n_states_{k}``; ``content_sha256`` holds the hash of all of them, which
+    :func:`load_prepared` checks (:func:`bnstudy.data.integrity.save_verified_npz`).
     """
     if len(ds.n_states) != ds.n_folds:
         raise ValueError(f"{ds.name}: {ds.n_folds} folds but {len(ds.n_states)} n_states arrays")
@@ -229,7 +230,7 @@ def save_prepared(path: PathLike, ds: PreparedDataset) -> None:
         arrays[f"x_test_{k}"] = _as_states(fold.x_test)
         arrays[f"y_test_{k}"] = np.asarray(fold.y_test, dtype=np.int64)
         arrays[f"n_states_{k}"] = np.asarray(n_states, dtype=np.int64)
-    save_npz(path, **arrays)
+    save_verified_npz(path, **arrays)
 
 
 def _as_states(x: np.ndarray) -> np.ndarray:
@@ -241,43 +242,46 @@ def _as_states(x: np.ndarray) -> np.ndarray:
 
 
 def load_prepared(path: PathLike) -> PreparedDataset:
-    """Read what :func:`save_prepared` wrote.
+    """Read what :func:`save_prepared` wrote, after verifying its content hash.
 
     Raises
     ------
+    bnstudy.data.integrity.ChecksumError
+        If the content differs from the hash recorded when the file was written, or no hash is
+        recorded; the message names the file, both hashes and how to rebuild it.
     ValueError
         Naming the file and the missing key if the file is not a prepared dataset.
     """
-    with np.load(path, allow_pickle=False) as npz:
+    npz = load_verified_npz(path)
 
-        def get(key: str) -> np.ndarray:
-            if key not in npz.files:
-                raise ValueError(f"{path}: not a prepared dataset, missing key {key!r}")
-            return npz[key]
+    def get(key: str) -> np.ndarray:
+        if key not in npz:
+            raise ValueError(f"{path}: not a prepared dataset, missing key {key!r}")
+        return npz[key]
 
-        n_folds = int(get("n_folds"))
-        classes = get("classes")
-        folds, n_states = [], []
-        for k in range(n_folds):
-            folds.append(
-                ClassificationSplit(
-                    x_train=get(f"x_train_{k}"),
-                    y_train=get(f"y_train_{k}"),
-                    x_test=get(f"x_test_{k}"),
-                    y_test=get(f"y_test_{k}"),
-                    classes=classes,
-                )
+    n_folds = int(get("n_folds"))
+    classes = get("classes")
+    folds, n_states = [], []
+    for k in range(n_folds):
+        folds.append(
+            ClassificationSplit(
+                x_train=get(f"x_train_{k}"),
+                y_train=get(f"y_train_{k}"),
+                x_test=get(f"x_test_{k}"),
+                y_test=get(f"y_test_{k}"),
+                classes=classes,
             )
-            n_states.append(get(f"n_states_{k}"))
-        shape = tuple(int(s) for s in get("image_shape"))
-        return PreparedDataset(
-            name=str(get("name")),
-            folds=folds,
-            n_states=n_states,
-            classes=classes,
-            source=str(get("source")),
-            image_shape=None if shape == (0, 0) else (shape[0], shape[1]),
         )
+        n_states.append(get(f"n_states_{k}"))
+    shape = tuple(int(s) for s in get("image_shape"))
+    return PreparedDataset(
+        name=str(get("name")),
+        folds=folds,
+        n_states=n_states,
+        classes=classes,
+        source=str(get("source")),
+        image_shape=None if shape == (0, 0) else (shape[0], shape[1]),
+    )
 
 
 def compare_state_counts(ours: np.ndarray, theirs: np.ndarray) -> dict[str, float | int]:

@@ -1,18 +1,24 @@
 """Readers for the raw data files of the study, as laid out in the data mirror.
 
 Every reader parses the real file format with vectorized numpy/pandas calls and raises
-``ValueError`` naming the file (and the line, where it can) on malformed input.
+``ValueError`` naming the file (and the line, where it can) on malformed input. A file whose path
+ends with a registered raw path is first checked against the registry's sha256
+(:func:`bnstudy.data.integrity.verify_raw_file`): a file changed after it was fetched is an error,
+not data.
 """
 
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from bnstudy.data.integrity import read_raw_payload, verify_raw_file
 
 __all__ = [
     "ClassificationSplit",
@@ -98,12 +104,15 @@ def _load_table(
     ``dtype`` is a Python type (``int`` or ``float``) that every used field must parse as.
     """
     path = Path(path)
+    text = read_raw_payload(path).decode("utf-8", errors="replace")  # verified, read once
     dtypes = [str] * n_fields
     for column in range(n_fields) if usecols is None else usecols:
         dtypes[column] = dtype
     np_dtype = np.int64 if dtype is int else np.float64
     try:
-        table = np.loadtxt(path, dtype=np_dtype, delimiter=delimiter, usecols=usecols, ndmin=2)
+        table = np.loadtxt(
+            io.StringIO(text), dtype=np_dtype, delimiter=delimiter, usecols=usecols, ndmin=2
+        )
     except ValueError as exc:
         raise ValueError(
             f"{path}: malformed table ({_first_bad_line(path, n_fields, delimiter, dtypes)}): {exc}"
@@ -139,7 +148,7 @@ def read_letter(path: PathLike, n_train: int = 16000) -> ClassificationSplit:
         16000 / 4000 samples, 16 int64 features in 0..15, classes ``"A"..."Z"``.
     """
     x = _load_table(path, 17, int, delimiter=",", usecols=range(1, 17))
-    labels = np.loadtxt(path, dtype=str, delimiter=",", usecols=0, ndmin=1)
+    labels = np.loadtxt(path, dtype=str, delimiter=",", usecols=0, ndmin=1)  # verified above
     if not 0 < n_train < len(labels):
         raise ValueError(f"{path}: n_train={n_train} is outside 1..{len(labels) - 1}")
     y_train, y_test, classes = _encode(labels[:n_train], labels[n_train:])
@@ -176,12 +185,7 @@ _IDX_MAGIC = {1: 2049, 3: 2051}  # labels (1-d), images (3-d); both uint8
 def _read_idx(path: PathLike, ndim: int) -> np.ndarray:
     """Read a (gzipped) idx file of unsigned bytes with ``ndim`` dimensions."""
     path = Path(path)
-    opener = gzip.open if path.name.endswith(".gz") else open
-    try:
-        with opener(path, "rb") as fh:
-            data = fh.read()
-    except (gzip.BadGzipFile, EOFError) as exc:
-        raise ValueError(f"{path}: not a readable gzip file: {exc}") from exc
+    data = read_raw_payload(path)  # verified against the registry, decompressed once
     header = 4 * (1 + ndim)
     if len(data) < header:
         raise ValueError(f"{path}: too short for an idx header ({len(data)} bytes)")
@@ -247,7 +251,7 @@ def read_bnc(npz_path: PathLike) -> list[ClassificationSplit]:
     W. Roth and F. Pernkopf, "Differentiable TAN Structure Learning for Bayesian Network
     Classifiers", PGM 2020; data from https://github.com/wroth8/bnc.
     """
-    with np.load(npz_path, allow_pickle=False) as npz:
+    with np.load(io.BytesIO(read_raw_payload(npz_path)), allow_pickle=False) as npz:
         n_folds = int(_npz_get(npz, npz_path, "n_folds"))
         folds = [
             {
@@ -303,7 +307,7 @@ def read_bnc_mi(npz_path: PathLike, *, as_stored: bool = False) -> list[np.ndarr
         By default symmetric float64 (D, D) arrays with I(Xi; Xj | C) off the diagonal and zeros on
         it (the edge weights of a Chow-Liu TAN).
     """
-    with np.load(npz_path, allow_pickle=False) as npz:
+    with np.load(io.BytesIO(read_raw_payload(npz_path)), allow_pickle=False) as npz:
         keys = sorted(
             (key for key in npz.files if key.startswith("mi_graph_")),
             key=lambda key: int(key.removeprefix("mi_graph_")),
@@ -366,6 +370,7 @@ def read_senate(rda_path: PathLike) -> SenateVotes:
     """
     import rdata
 
+    verify_raw_file(rda_path)
     with warnings.catch_warnings():
         # rdata warns about the unknown string encoding and the R classes it leaves unconverted.
         warnings.simplefilter("ignore", UserWarning)

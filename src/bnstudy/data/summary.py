@@ -1,4 +1,4 @@
-"""The data summary table: what every prepared dataset holds, and whether its raw files verify."""
+"""The data summary table: what every prepared dataset holds; its raw files must verify."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ import numpy as np
 import pandas as pd
 
 from bnstudy.data.build import load_senate
-from bnstudy.data.fetch import ChecksumError, verify_file
+from bnstudy.data.integrity import verify_raw_file
 from bnstudy.data.prepared import compare_state_counts, load_prepared
 from bnstudy.data.registry import dataset as dataset_spec
-from bnstudy.data.registry import raw_file
 
 __all__ = ["raw_files_verified", "summarize_datasets"]
 
@@ -24,12 +23,26 @@ AUTHORS_RELEASE = {"letter": "bnc_letter", "satimage": "bnc_satimage", "usps": "
 
 
 def raw_files_verified(name: str, raw_root: PathLike) -> bool:
-    """Re-verify the payload checksum of every raw file of dataset ``name`` under ``raw_root``."""
-    try:
-        for path in dataset_spec(name).files:
-            verify_file(Path(raw_root) / path, raw_file(path))
-    except (ChecksumError, FileNotFoundError):
-        return False
+    """Re-verify the payload checksum of every raw file of dataset ``name`` under ``raw_root``.
+
+    Returns
+    -------
+    bool
+        Always True: a file that does not verify is an error, never a value in the table.
+
+    Raises
+    ------
+    bnstudy.data.integrity.ChecksumError
+        If a raw file's payload differs from the registry's sha256 (naming the file, both hashes
+        and how to rebuild it).
+    FileNotFoundError
+        If a raw file is missing.
+    """
+    for path in dataset_spec(name).files:
+        file = Path(raw_root) / path
+        if not file.is_file():
+            raise FileNotFoundError(f"raw file {path!r} of dataset {name!r} is missing: {file}")
+        verify_raw_file(file)  # raw_root/path always ends with the registry path
     return True
 
 
@@ -80,7 +93,8 @@ def summarize_datasets(prepared: Mapping[str, PathLike], raw_root: PathLike) -> 
 
     Columns: dataset, source, folds, train and test sizes (mean over folds), features, classes,
     states per feature (min/median/max over features and folds; total of the first fold),
-    ``checksums_verified`` (every raw file re-verified now) and, for a raw dataset we discretized
+    ``checksums_verified`` (every raw file re-verified now; always True, since a file that does not
+    verify raises :class:`~bnstudy.data.integrity.ChecksumError` instead) and, for a raw dataset we discretized
     whose authors' release is also prepared, ``authors_states_agree``: the share of features whose
     number of states equals the authors' (first fold), with ``authors_states_total``.
     """

@@ -59,6 +59,14 @@ def _group_index(groups: np.ndarray | None, n_edges: int) -> tuple[np.ndarray, i
     return inv.astype(np.int64), int(inv.max()) + 1 if inv.size else 0
 
 
+def _check_eps(eps: float) -> float:
+    """``eps`` as a float in ``(0, 0.5)``; NaN and infinities are refused."""
+    value = float(eps)
+    if not (np.isfinite(value) and 0.0 < value < 0.5):
+        raise ValueError(f"eps must be a finite number in (0, 0.5), got {eps!r}")
+    return value
+
+
 def tree_mle(
     graph: PairwiseGraph,
     X: np.ndarray,
@@ -99,6 +107,7 @@ def tree_mle(
     """
     if not graph.is_forest:
         raise ValueError(f"tree_mle needs a forest; {graph.name} has a cycle (use pcd_mle)")
+    eps = _check_eps(eps)
     X = check_samples(X, graph.n_nodes)
     n = X.shape[0]
     if n == 0:
@@ -180,6 +189,26 @@ class PersistentContrastiveDivergence:
         self.eps = eps
         self.warm_start = warm_start
 
+    def _check_settings(self) -> None:
+        """Refuse settings that would run but give NaN or meaningless estimates."""
+        if self.n_iter < 1 or self.n_particles < 1:
+            raise ValueError(
+                f"n_iter and n_particles must be >= 1, got {self.n_iter}, {self.n_particles}"
+            )
+        if int(self.n_sweeps) != self.n_sweeps or self.n_sweeps < 1:
+            raise ValueError(f"n_sweeps must be an integer >= 1, got {self.n_sweeps!r}")
+        rate = float(self.learning_rate)
+        if not (np.isfinite(rate) and rate > 0):
+            raise ValueError(
+                f"learning_rate must be a finite number > 0, got {self.learning_rate!r}"
+            )
+        fraction = float(self.average_fraction)
+        if not (np.isfinite(fraction) and 0 < fraction <= 1):
+            raise ValueError(
+                f"average_fraction must be a finite number in (0, 1], got {self.average_fraction!r}"
+            )
+        _check_eps(self.eps)
+
     def fit(
         self,
         X: np.ndarray,
@@ -205,10 +234,7 @@ class PersistentContrastiveDivergence:
         -------
         self
         """
-        if self.n_iter < 1 or self.n_particles < 1:
-            raise ValueError(
-                f"n_iter and n_particles must be >= 1, got {self.n_iter}, {self.n_particles}"
-            )
+        self._check_settings()
         X = check_samples(X, self.graph.n_nodes)
         n = X.shape[0]
         if n == 0:
@@ -332,6 +358,8 @@ def oracle_mle(
        same group tied").
     """
     if graph.is_forest:
+        # the PCD settings are not used on a forest, but a bad one is still a bad call
+        PersistentContrastiveDivergence(graph, **params)._check_settings()
         return tree_mle(graph, X, groups=groups)
     if rng is None:
         raise ValueError("oracle_mle on a graph with cycles runs PCD and needs rng")

@@ -36,121 +36,31 @@ References
 
 from __future__ import annotations
 
-import gzip
 import logging
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from bnstudy.networks.bn import NORMALIZATION_ATOL, DiscreteBayesianNetwork
+from bnstudy.networks._text import (
+    RENORMALIZE_ATOL,
+    TokenStream,
+    build_network,
+    check_rows,
+    parse_header,
+    read_network_text,
+    stem,
+)
+from bnstudy.networks.bn import DiscreteBayesianNetwork
 
 __all__ = ["RENORMALIZE_ATOL", "parse_bif", "read_bif"]
 
 logger = logging.getLogger(__name__)
 
-#: Largest ``|sum(row) - 1|`` that a reader repairs by rescaling the row (with a warning).
-RENORMALIZE_ATOL = 1e-3
-
 
 # ---------------------------------------------------------------------------- tokens
-class _TokenStream:
-    """Tokens of one file (parallel lists of kind, value, offset) and a cursor.
-
-    Kinds: ``w`` word (names, numbers), ``s`` quoted string (value without the quotes),
-    ``p`` punctuation. Shared by the BIF and Hugin readers.
-    """
-
-    __slots__ = ("kinds", "pos", "source", "starts", "text", "values")
-
-    def __init__(self, text: str, pattern: re.Pattern[str], source: str) -> None:
-        self.source = source
-        self.text = text
-        self.kinds: list[str] = []
-        self.values: list[str] = []
-        self.starts: list[int] = []
-        kinds, values, starts = self.kinds, self.values, self.starts
-        # Each match is optional whitespace followed by one token (or a comment, kind "skip"):
-        # one match object per token keeps the tokenizer at about 1 us per token.
-        for m in pattern.finditer(text):
-            kind = m.lastgroup
-            if kind is None or kind == "skip":  # trailing whitespace / comment
-                continue
-            if kind == "bad":
-                raise ValueError(
-                    f"{source} line {text.count(chr(10), 0, m.start(kind)) + 1}: "
-                    + (
-                        "unterminated string"
-                        if m.group(kind) == '"'
-                        else f"unexpected character {m.group(kind)!r}"
-                    )
-                )
-            kinds.append(kind)
-            values.append(m.group(kind) if kind != "s" else _unquote(m.group(kind)))
-            starts.append(m.start(kind))
-        self.pos = 0
-
-    def line_of(self, i: int) -> int:
-        """1-based line of token ``i`` (the file's last line for ``i`` past the end)."""
-        offset = self.starts[i] if 0 <= i < len(self.starts) else len(self.text.rstrip("\n"))
-        return self.text.count("\n", 0, offset) + 1
-
-    def error(self, msg: str, i: int | None = None) -> ValueError:
-        """A ``ValueError`` located at token ``i`` (default: the current token)."""
-        return ValueError(f"{self.source} line {self.line_of(self.pos if i is None else i)}: {msg}")
-
-    def describe(self, i: int) -> str:
-        return repr(self.values[i]) if i < len(self.values) else "end of file"
-
-    def at_end(self) -> bool:
-        return self.pos >= len(self.kinds)
-
-    def is_punct(self, punct: str) -> bool:
-        i = self.pos
-        return i < len(self.kinds) and self.kinds[i] == "p" and self.values[i] == punct
-
-    def is_punct_at(self, i: int, punct: str) -> bool:
-        return i < len(self.kinds) and self.kinds[i] == "p" and self.values[i] == punct
-
-    def expect(self, punct: str, *, after_previous: bool = False) -> None:
-        """Consume ``punct``; else raise, located at the current token or (``after_previous``) at
-        the previous one (a missing ``;`` is reported on the line it belongs to)."""
-        if not self.is_punct(punct):
-            where = self.pos - 1 if after_previous and self.pos > 0 else self.pos
-            raise self.error(f"expected {punct!r}, got {self.describe(self.pos)}", where)
-        self.pos += 1
-
-    def accept(self, punct: str) -> bool:
-        if self.is_punct(punct):
-            self.pos += 1
-            return True
-        return False
-
-    def name(self, what: str = "a name") -> str:
-        """Consume a word or a quoted string."""
-        i = self.pos
-        if i >= len(self.kinds) or self.kinds[i] == "p":
-            raise self.error(f"expected {what}, got {self.describe(i)}")
-        self.pos += 1
-        return self.values[i]
-
-    def skip_statement(self) -> None:
-        """Skip tokens up to and including the next ``;`` (not crossing a brace)."""
-        while not self.is_punct(";"):
-            if self.at_end() or self.is_punct("}") or self.is_punct("{"):
-                raise self.error(f"expected ';', got {self.describe(self.pos)}", self.pos - 1)
-            self.pos += 1
-        self.pos += 1
-
-
-def _unquote(s: str) -> str:
-    body = s[1:-1]
-    return re.sub(r"\\(.)", r"\1", body) if "\\" in body else body
-
-
 _BIF_TOKEN = re.compile(
     r"""\s*+(?:(?P<skip>//[^\n]*|/\*.*?\*/)
       |(?P<s>"(?:[^"\\\n]|\\.)*")
@@ -187,13 +97,6 @@ class _Probability:
     entries: list[_Entry]
 
 
-def _read_text(path: Path) -> str:
-    if path.name.endswith(".gz"):
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            return fh.read()
-    return path.read_text(encoding="utf-8")
-
-
 def read_bif(path: str | os.PathLike) -> DiscreteBayesianNetwork:
     """Read a BIF file (gzip-compressed when the name ends in ``.gz``).
 
@@ -221,23 +124,14 @@ def read_bif(path: str | os.PathLike) -> DiscreteBayesianNetwork:
     .. [1] F. G. Cozman, "The Interchange Format for Bayesian Networks" (BIF 0.15), 1998.
     """
     path = Path(path)
-    return parse_bif(_read_text(path), source=str(path), name=_stem(path))
-
-
-def _stem(path: Path) -> str:
-    """File name without the format suffixes: ``alarm.bif.gz`` -> ``alarm``."""
-    name = path.name
-    for suffix in (".gz", ".bif", ".net"):
-        if name.lower().endswith(suffix):
-            name = name[: -len(suffix)]
-    return name
+    return parse_bif(read_network_text(path, "BIF"), source=str(path), name=stem(path))
 
 
 def parse_bif(
     text: str, *, source: str = "<string>", name: str = "network"
 ) -> DiscreteBayesianNetwork:
     """Parse BIF text; see :func:`read_bif`. ``source`` names the input in error messages."""
-    ts = _TokenStream(text, _BIF_TOKEN, source)
+    ts = TokenStream(text, _BIF_TOKEN, source)
     variables: dict[str, _Variable] = {}
     blocks: list[_Probability] = []
     while not ts.at_end():
@@ -259,7 +153,7 @@ def parse_bif(
     return _build(ts, variables, blocks, name)
 
 
-def _parse_network(ts: _TokenStream) -> None:
+def _parse_network(ts: TokenStream) -> None:
     while not ts.is_punct("{"):
         ts.name("a network name or '{'")
     ts.expect("{")
@@ -269,7 +163,7 @@ def _parse_network(ts: _TokenStream) -> None:
         ts.skip_statement()
 
 
-def _parse_variable(ts: _TokenStream) -> _Variable:
+def _parse_variable(ts: TokenStream) -> _Variable:
     tok = ts.pos
     name = ts.name("a variable name")
     ts.expect("{")
@@ -311,7 +205,7 @@ def _parse_variable(ts: _TokenStream) -> _Variable:
     return _Variable(name, states, tok)
 
 
-def _name_list(ts: _TokenStream, close: str, what: str) -> list[str]:
+def _name_list(ts: TokenStream, close: str, what: str) -> list[str]:
     """Names up to ``close`` (consumed). Comma-separated items may span several words (joined by
     a space); without any comma, every word is an item."""
     items: list[list[str]] = [[]]
@@ -331,23 +225,8 @@ def _name_list(ts: _TokenStream, close: str, what: str) -> list[str]:
     return items[0]
 
 
-def _parse_probability(ts: _TokenStream) -> _Probability:
-    ts.expect("(")
-    names: list[str] = []
-    toks: list[int] = []
-    bar = -1
-    while not ts.accept(")"):
-        if ts.accept("|"):
-            if bar >= 0:
-                raise ts.error("two '|' in a probability header", ts.pos - 1)
-            bar = len(names)
-            continue
-        if ts.accept(","):
-            continue
-        toks.append(ts.pos)
-        names.append(ts.name("a variable name or ')'"))
-    if not names:
-        raise ts.error("empty probability header", ts.pos - 1)
+def _parse_probability(ts: TokenStream) -> _Probability:
+    names, toks, bar = parse_header(ts, "probability", "a variable name or ')'")
     if bar > 1 or bar == 0:
         raise ts.error("expected exactly one variable before '|'", toks[0])
     block = _Probability(names[0], names[1:], toks[0], toks[1:], [])
@@ -410,7 +289,7 @@ def _parse_probability(ts: _TokenStream) -> _Probability:
             )
 
 
-def _numbers(ts: _TokenStream) -> list[float]:
+def _numbers(ts: TokenStream) -> list[float]:
     """Probabilities separated by commas and/or whitespace, up to ``;`` (consumed)."""
     kinds, values = ts.kinds, ts.values
     n = len(kinds)
@@ -439,7 +318,7 @@ def _numbers(ts: _TokenStream) -> list[float]:
 
 # ---------------------------------------------------------------------------- semantics
 def _build(
-    ts: _TokenStream, variables: dict[str, _Variable], blocks: list[_Probability], name: str
+    ts: TokenStream, variables: dict[str, _Variable], blocks: list[_Probability], name: str
 ) -> DiscreteBayesianNetwork:
     parents: dict[str, list[str]] = {}
     cpts: dict[str, np.ndarray] = {}
@@ -463,20 +342,12 @@ def _build(
     for var in variables.values():
         if var.name not in cpts:
             raise ts.error(f"variable {var.name!r} has no probability block", var.tok)
-    try:
-        return DiscreteBayesianNetwork(
-            list(variables),
-            parents,
-            cpts,
-            {v.name: v.states for v in variables.values()},
-            name=name,
-        )
-    except ValueError as exc:  # e.g. a cycle: no single line to blame
-        raise ValueError(f"{ts.source}: {exc}") from exc
+    states = {v.name: v.states for v in variables.values()}
+    return build_network(ts, list(variables), parents, cpts, states, name, "variable")
 
 
 def _fill_table(
-    ts: _TokenStream, block: _Probability, variables: dict[str, _Variable]
+    ts: TokenStream, block: _Probability, variables: dict[str, _Variable]
 ) -> np.ndarray:
     child = block.child
     card = len(variables[child].states)
@@ -559,43 +430,3 @@ def _fill_table(
         lambda r: f"{ts.source} line {ts.line_of(where[r])}",
     )
     return table.reshape(*pcards, card)
-
-
-def check_rows(rows: np.ndarray, node: str, locate: Callable[[int], str]) -> np.ndarray:
-    """Validate CPT rows (shape ``(n_configs, card)``) read from a file; repair small round-off.
-
-    Rows off by at most ``NORMALIZATION_ATOL`` are kept; rows off by at most
-    :data:`RENORMALIZE_ATOL` are rescaled (one warning per node); negative entries or larger
-    deviations raise ``ValueError`` with ``locate(row_index)`` (e.g. ``"file line 12"``) in front.
-    """
-    sums = rows.sum(axis=1)
-    dev = np.abs(sums - 1.0)
-    if (
-        rows.size and rows.min() >= 0 and dev.max() <= NORMALIZATION_ATOL
-    ):  # fast path (also rejects NaN)
-        return rows
-    bad = np.flatnonzero(np.any(rows < 0, axis=1) | ~np.all(np.isfinite(rows), axis=1))
-    if bad.size:
-        raise ValueError(
-            f"{locate(int(bad[0]))}: probabilities of {node!r} must be finite and >= 0"
-        )
-    far = np.flatnonzero(dev > RENORMALIZE_ATOL)
-    if far.size:
-        r = int(far[0])
-        raise ValueError(
-            f"{locate(r)}: probabilities of {node!r} sum to {sums[r]:.10g}, not 1 "
-            f"(tolerance {RENORMALIZE_ATOL:g})"
-        )
-    fix = dev > NORMALIZATION_ATOL
-    if fix.any():
-        logger.warning(
-            "%s: renormalised %d CPT row(s) of %r that summed to within %g of 1 (worst %.3g)",
-            locate(int(np.flatnonzero(fix)[0])),
-            int(fix.sum()),
-            node,
-            RENORMALIZE_ATOL,
-            float(dev.max()),
-        )
-        rows = rows.copy()
-        rows[fix] /= sums[fix, None]
-    return rows

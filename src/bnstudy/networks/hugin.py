@@ -45,7 +45,14 @@ from pathlib import Path
 
 import numpy as np
 
-from bnstudy.networks.bif import _stem, _TokenStream, check_rows
+from bnstudy.networks._text import (
+    TokenStream,
+    build_network,
+    check_rows,
+    parse_header,
+    read_network_text,
+    stem,
+)
 from bnstudy.networks.bn import DiscreteBayesianNetwork
 from bnstudy.utils import atomic_path
 
@@ -121,14 +128,15 @@ def read_net(path: str | os.PathLike) -> DiscreteBayesianNetwork:
     .. [1] HUGIN EXPERT A/S, *HUGIN API Reference Manual*, "The NET Language".
     """
     path = Path(path)
-    return parse_net(path.read_text(encoding="utf-8"), source=str(path), name=_stem(path))
+    text = read_network_text(path, "Hugin .net")
+    return parse_net(text, source=str(path), name=stem(path))
 
 
 def parse_net(
     text: str, *, source: str = "<string>", name: str = "network"
 ) -> DiscreteBayesianNetwork:
     """Parse Hugin ``.net`` text; see :func:`read_net`. ``source`` names the input in errors."""
-    ts = _TokenStream(text, _NET_TOKEN, source)
+    ts = TokenStream(text, _NET_TOKEN, source)
     nodes: dict[str, _Node] = {}
     potentials: list[_Potential] = []
     while not ts.at_end():
@@ -155,14 +163,14 @@ def parse_net(
     return _build(ts, nodes, potentials, name)
 
 
-def _accept_word(ts: _TokenStream, word: str) -> bool:
+def _accept_word(ts: TokenStream, word: str) -> bool:
     if not ts.at_end() and ts.kinds[ts.pos] == "w" and ts.values[ts.pos] == word:
         ts.pos += 1
         return True
     return False
 
 
-def _attributes(ts: _TokenStream, owner: str) -> dict[str, tuple[int, int]]:
+def _attributes(ts: TokenStream, owner: str) -> dict[str, tuple[int, int]]:
     """Parse ``{ name = value; ... }``; return ``name -> (first, end)`` token range of each value."""
     ts.expect("{")
     found: dict[str, tuple[int, int]] = {}
@@ -203,7 +211,7 @@ def _attributes(ts: _TokenStream, owner: str) -> dict[str, tuple[int, int]]:
     return found
 
 
-def _parse_node(ts: _TokenStream) -> _Node:
+def _parse_node(ts: TokenStream) -> _Node:
     tok = ts.pos
     name = ts.name("a node name")
     attrs = _attributes(ts, f"node {name!r}")
@@ -224,21 +232,8 @@ def _parse_node(ts: _TokenStream) -> _Node:
     return _Node(name, states, tok)
 
 
-def _parse_potential(ts: _TokenStream) -> _Potential:
-    ts.expect("(")
-    names: list[str] = []
-    toks: list[int] = []
-    bar = -1
-    while not ts.accept(")"):
-        if ts.accept("|"):
-            if bar >= 0:
-                raise ts.error("two '|' in a potential header", ts.pos - 1)
-            bar = len(names)
-            continue
-        toks.append(ts.pos)
-        names.append(ts.name("a node name or ')'"))
-    if not names:
-        raise ts.error("empty potential header", ts.pos - 1)
+def _parse_potential(ts: TokenStream) -> _Potential:
+    names, toks, bar = parse_header(ts, "potential", "a node name or ')'")
     if bar > 1 or (bar < 0 and len(names) > 1):
         raise ts.error("potentials over several nodes are not supported", toks[0])
     if bar == 0:
@@ -264,7 +259,7 @@ def _parse_potential(ts: _TokenStream) -> _Potential:
 
 
 def _build(
-    ts: _TokenStream, nodes: dict[str, _Node], potentials: list[_Potential], name: str
+    ts: TokenStream, nodes: dict[str, _Node], potentials: list[_Potential], name: str
 ) -> DiscreteBayesianNetwork:
     parents: dict[str, list[str]] = {}
     cpts: dict[str, np.ndarray] = {}
@@ -309,12 +304,8 @@ def _build(
     for node in nodes.values():
         if node.name not in cpts:
             raise ts.error(f"node {node.name!r} has no potential", node.tok)
-    try:
-        return DiscreteBayesianNetwork(
-            list(nodes), parents, cpts, {n.name: n.states for n in nodes.values()}, name=name
-        )
-    except ValueError as exc:  # e.g. a cycle: no single line to blame
-        raise ValueError(f"{ts.source}: {exc}") from exc
+    states = {n.name: n.states for n in nodes.values()}
+    return build_network(ts, list(nodes), parents, cpts, states, name, "node")
 
 
 # ---------------------------------------------------------------------------- writer

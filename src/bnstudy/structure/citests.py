@@ -362,6 +362,8 @@ def grouped_counts(data: DiscreteData, prefix: np.ndarray, tail: np.ndarray) -> 
         sl = slice(start, stop)
         # the narrowest key type that holds the batch's cells: fewer bytes per counting pass
         dt = np.uint16 if cells_in < 1 << 16 else np.int32 if cells_in < 1 << 31 else np.intp
+        # and at least as wide as the states: a column with more than 65536 states is int64
+        dt = np.promote_types(dt, cols.dtype)
         radix = rad[sl].astype(dt)
         if shared is not None:
             key = np.empty((stop - start, n), dtype=dt)
