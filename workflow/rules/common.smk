@@ -8,6 +8,7 @@ from pathlib import Path
 from snakemake.utils import validate
 
 from bnstudy.data.registry import DATASETS, NETWORKS, RAW_FILES
+from bnstudy.studies.em.trials import EMSettings
 from bnstudy.utils import derive_seed
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -142,10 +143,30 @@ def discretization_comparison_inputs(wildcards):
 
 
 def em_settings():
-    """The EM hyperparameters every experiment of this paper uses."""
+    """The EM settings block every experiment of this paper uses, checked once at DAG build."""
+    return EMSettings.from_config(config["em"]).as_dict()
+
+
+def em_design(kind, wildcards):
+    """One EM job's design (bnstudy.studies.em.runner.trial_design) from the config and wildcards."""
+    if kind == "mini_adapt":
+        return {
+            "kind": kind,
+            "observables": wildcards.observables,
+            "sharing": wildcards.sharing,
+        }
+    cfg = config["em"]["sharing"]
+    design = {
+        "kind": kind,
+        "network": wildcards.network,
+        "hidden_group": cfg["hidden_group"][wildcards.network],
+    }
+    if kind == "endpoints":
+        return {**design, "hidden_count": int(wildcards.h)}
     return {
-        k: config["em"][k]
-        for k in ("tol", "min_iter", "max_iter", "pseudo_count", "error_metric")
+        **design,
+        "first": cfg["first"][wildcards.network],
+        "step": cfg["step"][wildcards.network],
     }
 
 
