@@ -1,10 +1,11 @@
 """Cost model: the expected CPU-hours of a config, per paper and per rule, from a smaller run.
 
-    python benchmarks/cost_model.py --benchmarks DIR --measured-config config/smoke.yaml \\
+    python benchmarks/cost_model.py --measured config/smoke.yaml DIR \\
         --config config/config.yaml --config config/paper.yaml
 
-``DIR`` holds the ``benchmark:`` files of a finished run of ``--measured-config`` (Snakemake's
-TSVs: columns ``s``, ``h:m:s``, ..., ``cpu_time``; one row per repeat). For every ``--config`` the
+``DIR`` holds the ``benchmark:`` files of a finished run of the measured config (Snakemake's
+TSVs: columns ``s``, ``h:m:s``, ..., ``cpu_time``; one row per repeat); ``--measured`` may be
+given several times, for runs of several sizes. For every ``--config`` the
 command builds the DAG of the whole config (every job forced, as a first run from scratch does)
 with Snakemake's API in a throw-away copy of the workflow, and prints per rule and per paper the
 planned jobs and the expected CPU-hours.
@@ -23,11 +24,12 @@ Method
    the same for every job. Sizes are *at least linear* in the obvious size parameter; costs that
    grow faster (structure search in the number of nodes, TAN All in the number of features)
    are underestimated when the target is larger than the measured run in that parameter.
-3. *Startup.* A job's CPU time is ``startup + rate x size``. A rule's startup is the intercept of
-   a least-squares line through its measured jobs when they have at least two sizes and a
-   positive slope (clipped to ``[0, smallest measured time]``); otherwise the median CPU time of
-   the measured jobs of fixed-size rules (Python, NumPy and pandas imports), clipped likewise.
-   ``--startup`` overrides it for every rule.
+3. *Startup.* A job's CPU time is ``startup + rate x size``. The startup is the intercept of a
+   least-squares line through the measured jobs of the group (step 4), else of the rule, when
+   they have at least two sizes and a rising line (clipped to ``[0, smallest measured time]``);
+   otherwise the median CPU time of the measured jobs of fixed-size rules (Python, NumPy and
+   pandas imports), clipped likewise. ``--startup`` sets it for every rule. Measured runs of two
+   sizes (``--measured`` twice, e.g. the smoke and the laptop config) make these fits possible.
 4. *Rate.* ``sum(cpu - startup) / sum(size)`` over the measured jobs of the same rule that share
    the target job's *group* (e.g. the same dataset and model for ``train_tan``); when none was
    measured, the last group key is dropped until some are (the ``basis`` column says which keys
@@ -60,9 +62,11 @@ import pandas as pd
 __all__ = [
     "SIZES",
     "Job",
+    "Measured",
     "SizeRule",
     "job_size",
     "match_benchmarks",
+    "measure",
     "plan",
     "predict",
     "read_benchmark",
@@ -335,66 +339,97 @@ def match_benchmarks(
 
 
 # ---------------------------------------------------------------------------- the model
-def rule_startup(points: Sequence[tuple[float, float]], default: float) -> float:
-    """A rule's startup CPU seconds from its measured (size, cpu) points (see the module doc)."""
+@dataclass(frozen=True)
+class Measured:
+    """One benchmark file: the job it measured, its CPU seconds and its size in its run's config."""
+
+    job: Job
+    cpu: float
+    size: float
+
+
+def measure(
+    bench_dir: Path, patterns: Mapping[str, str], config: Mapping
+) -> tuple[list[Measured], list[str]]:
+    """The benchmark files of one run with their job sizes, and the files no rule claims."""
+    found, unmatched = match_benchmarks(bench_dir, patterns)
+    return [Measured(job, cpu, job_size(job.rule, job.wildcards, config)) for job, cpu in found], (
+        unmatched
+    )
+
+
+def fit_startup(points: Sequence[tuple[float, float]]) -> float | None:
+    """Intercept of the least-squares line through (size, cpu), clipped to ``[0, min cpu]``.
+
+    None when the points have fewer than two sizes or the line does not rise.
+    """
     sizes = np.array([s for s, _ in points], float)
     cpus = np.array([c for _, c in points], float)
-    floor = float(cpus.min())
-    if len(np.unique(sizes)) >= 2:
-        slope, intercept = np.polyfit(sizes, cpus, 1)
-        if slope > 0:
-            return float(min(max(intercept, 0.0), floor))
-    return float(min(default, floor))
+    if len(np.unique(sizes)) < 2:
+        return None
+    slope, intercept = np.polyfit(sizes, cpus, 1)
+    if slope <= 0:
+        return None
+    return float(min(max(intercept, 0.0), cpus.min()))
 
 
-def default_startup(measured: Sequence[tuple[Job, float]]) -> float:
+def rule_startup(points: Sequence[tuple[float, float]], default: float) -> float:
+    """A rule's startup CPU seconds from its measured (size, cpu) points (see the module doc)."""
+    fitted = fit_startup(points)
+    return fitted if fitted is not None else float(min(default, min(c for _, c in points)))
+
+
+def default_startup(measured: Sequence[Measured]) -> float:
     """Median CPU time of the measured jobs of fixed-size rules (those not in :data:`SIZES`)."""
-    fixed = [cpu for job, cpu in measured if job.rule not in SIZES and cpu > 0]
+    fixed = [m.cpu for m in measured if m.job.rule not in SIZES and m.cpu > 0]
     return float(np.median(fixed)) if fixed else 0.0
 
 
 def predict(
-    measured: Sequence[tuple[Job, float]],
-    measured_config: Mapping,
+    measured: Sequence[Measured],
     jobs: Sequence[Job],
     config: Mapping,
     *,
     startup: float | None = None,
 ) -> pd.DataFrame:
-    """Expected CPU seconds of every job of ``jobs`` (one row per job).
+    """Expected CPU seconds of every job of ``jobs`` (one row per job) in ``config``.
 
     Columns: ``paper``, ``rule``, ``size``, ``cpu_s`` (startup + rate x size), ``all_linear_s``
-    (measured time x size ratio, no startup), ``basis`` (which group keys the rate came from,
-    ``unmeasured`` when the rule has no benchmark).
+    (measured time per size unit x size, no startup), ``basis`` (which group keys the rate came
+    from; ``fit`` where the startup was fitted within the group; ``unmeasured`` when the rule has
+    no benchmark).
     """
-    by_rule: dict[str, list[tuple[Job, float, float]]] = {}
-    for job, cpu in measured:
-        by_rule.setdefault(job.rule, []).append(
-            (job, job_size(job.rule, job.wildcards, measured_config), cpu)
-        )
+    by_rule: dict[str, list[Measured]] = {}
+    for m in measured:
+        by_rule.setdefault(m.job.rule, []).append(m)
     base = default_startup(measured) if startup is None else startup
     starts = {
-        rule: (startup if startup is not None else rule_startup([(s, c) for _, s, c in pts], base))
+        rule: startup if startup is not None else rule_startup([(m.size, m.cpu) for m in pts], base)
         for rule, pts in by_rule.items()
     }
-    cache: dict[tuple, tuple[float, float, str]] = {}
+    cache: dict[tuple, tuple[float, float, float, str]] = {}
     rows = []
     for job in jobs:
         size = job_size(job.rule, job.wildcards, config)
         group = SIZES[job.rule].group if job.rule in SIZES else ()
-        key = (job.rule, tuple(job.wildcards.get(g) for g in group))
+        key = (job.rule, tuple(str(job.wildcards.get(g)) for g in group))
         if key not in cache:
-            cache[key] = _rates(by_rule.get(job.rule, []), job, group, starts.get(job.rule, base))
-        rate, rate_all, basis = cache[key]
-        start = starts.get(job.rule, base)
-        cpu = start + rate * size if basis != "unmeasured" else base
+            cache[key] = _rates(
+                by_rule.get(job.rule, []),
+                job,
+                group,
+                starts.get(job.rule, base),
+                fit=startup is None,
+            )
+        start, rate, rate_all, basis = cache[key]
+        unmeasured = basis == "unmeasured"
         rows.append(
             {
                 "paper": job.paper,
                 "rule": job.rule,
                 "size": size,
-                "cpu_s": cpu,
-                "all_linear_s": rate_all * size if basis != "unmeasured" else base,
+                "cpu_s": base if unmeasured else start + rate * size,
+                "all_linear_s": base if unmeasured else rate_all * size,
                 "basis": basis,
             }
         )
@@ -402,31 +437,35 @@ def predict(
 
 
 def _rates(
-    points: Sequence[tuple[Job, float, float]], job: Job, group: Sequence[str], start: float
-) -> tuple[float, float, str]:
-    """(rate over startup, rate of the whole time, basis) from the best-matching measured jobs."""
+    points: Sequence[Measured], job: Job, group: Sequence[str], start: float, *, fit: bool
+) -> tuple[float, float, float, str]:
+    """(startup, rate over startup, rate of the whole time, basis) from the closest group."""
     if not points:
-        return 0.0, 0.0, "unmeasured"
+        return 0.0, 0.0, 0.0, "unmeasured"
     for k in range(len(group), -1, -1):
         keys = group[:k]
         same = [
-            (s, c)
-            for j, s, c in points
-            if all(str(j.wildcards.get(g)) == str(job.wildcards.get(g)) for g in keys)
+            m
+            for m in points
+            if all(str(m.job.wildcards.get(g)) == str(job.wildcards.get(g)) for g in keys)
         ]
-        if same:
-            total = sum(s for s, _ in same)
-            work = sum(max(c - start, 0.0) for _, c in same)
-            basis = "same " + ", ".join(keys) if keys else "rule"
-            if k < len(group):
-                basis += f" (other {', '.join(group[k:])})"
-            return work / total, sum(c for _, c in same) / total, basis
+        if not same:
+            continue
+        basis = "same " + ", ".join(keys) if keys else "rule"
+        if k < len(group):
+            basis += f" (other {', '.join(group[k:])})"
+        fitted = fit_startup([(m.size, m.cpu) for m in same]) if fit else None
+        if fitted is not None:
+            start, basis = fitted, basis + ", fit"
+        total = sum(m.size for m in same)
+        work = sum(max(m.cpu - start, 0.0) for m in same)
+        return start, work / total, sum(m.cpu for m in same) / total, basis
     raise AssertionError("unreachable: k = 0 matches every point")
 
 
-def summarize(pred: pd.DataFrame, measured: Sequence[tuple[Job, float]]) -> pd.DataFrame:
+def summarize(pred: pd.DataFrame, measured: Sequence[Measured]) -> pd.DataFrame:
     """Per rule: jobs planned and measured, CPU-hours expected and all-linear, and the basis."""
-    counts = pd.Series([job.rule for job, _ in measured]).value_counts()
+    counts = pd.Series([m.job.rule for m in measured], dtype=object).value_counts()
     table = (
         pred.groupby(["paper", "rule"], sort=True)
         .agg(
@@ -526,30 +565,35 @@ def _fmt(frame: pd.DataFrame) -> str:
 
 
 def run(
-    bench_dir: Path,
-    measured_config: Path,
+    runs: Sequence[tuple[Path, Path]],
     configs: Sequence[Path],
     *,
     startup: float | None = None,
     repo: Path = REPO,
 ) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
-    """Tables per rule and per paper for every config in ``configs``."""
-    ref = plan(measured_config, repo=repo, dag=False)
-    measured, unmatched = match_benchmarks(bench_dir, ref["patterns"])
+    """Tables per rule and per paper for every config in ``configs``.
+
+    ``runs`` are the measured runs, each (its config file, its benchmark folder); with runs of
+    several sizes, the startup of a group is fitted on its jobs of every run.
+    """
+    measured: list[Measured] = []
+    for configfile, bench_dir in runs:
+        ref = plan(configfile, repo=repo, dag=False)
+        found, unmatched = measure(bench_dir, ref["patterns"], ref["config"])
+        print(
+            f"measured: {len(found)} benchmark files of {configfile} under {bench_dir}, "
+            f"{sum(m.cpu for m in found) / 3600:.3g} CPU-hours; unmatched files: {len(unmatched)}"
+        )
+        for rel in unmatched[:10]:
+            print(f"  unmatched: {rel}")
+        measured += found
     if not measured:
-        raise ValueError(f"no benchmark file under {bench_dir} matches a rule of the workflow")
-    print(
-        f"measured: {len(measured)} benchmark files of {measured_config} under {bench_dir}, "
-        f"{sum(c for _, c in measured) / 3600:.3g} CPU-hours; unmatched files: {len(unmatched)}"
-    )
-    for rel in unmatched[:10]:
-        print(f"  unmatched: {rel}")
+        raise ValueError("no benchmark file of the measured runs matches a rule of the workflow")
     out = {}
     for configfile in configs:
         target = plan(configfile, repo=repo)
         jobs = [Job(j["rule"], j["wildcards"], j["paper"]) for j in target["jobs"]]
-        pred = predict(measured, ref["config"], jobs, target["config"], startup=startup)
-        table = summarize(pred, measured)
+        table = summarize(predict(measured, jobs, target["config"], startup=startup), measured)
         totals = paper_totals(table)
         out[str(configfile)] = (table, totals)
         print(f"\n## {configfile}: {len(jobs)} jobs\n")
@@ -565,19 +609,24 @@ def main(argv: Sequence[str] | None = None) -> None:
         _plan_in_process(*argv[1:5])
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--benchmarks", type=Path, required=True, help="benchmark TSV folder")
     parser.add_argument(
-        "--measured-config", type=Path, required=True, help="config of the measured run"
+        "--measured",
+        nargs=2,
+        action="append",
+        required=True,
+        metavar=("CONFIG", "BENCHMARKS"),
+        help="a finished run: its config file and the folder of its benchmark TSVs (repeatable)",
     )
     parser.add_argument(
         "--config", type=Path, action="append", required=True, help="config(s) to predict"
     )
     parser.add_argument("--startup", type=float, default=None, help="startup CPU s per job")
     args = parser.parse_args(argv)
-    for path in [args.measured_config, *args.config]:
+    runs = [(Path(c), Path(d)) for c, d in args.measured]
+    for path in [*(c for c, _ in runs), *args.config]:
         if not path.is_file():
             raise SystemExit(f"config file {path} does not exist")
-    run(args.benchmarks, args.measured_config, args.config, startup=args.startup)
+    run(runs, args.config, startup=args.startup)
 
 
 if __name__ == "__main__":
