@@ -9,7 +9,7 @@ import pytest
 from bnstudy.networks import forward_sample
 from bnstudy.networks.hugin import write_net
 from bnstudy.studies.em.mini_adapt import hidden_nodes, shared_node_set
-from bnstudy.studies.em.runner import run_em_job, trial_design
+from bnstudy.studies.em.runner import job_design, run_em_job, trial_design
 from bnstudy.studies.em.trials import EMSettings, choose_hidden
 
 SETTINGS = EMSettings(tol=1e-3, min_iter=3, max_iter=10, pseudo_count=1.0, error_metric="l1")
@@ -87,3 +87,31 @@ def test_job_writes_trials_and_traces(small_bn, tmp_path):
     assert written["n_shared"].tolist() == [0, 0, 2, 2]
     with np.load(tmp_path / "traces.npz") as traces:
         assert traces["loglik"].shape == (4, SETTINGS.max_iter + 1)
+
+
+EM_BLOCK = {"sharing": {"hidden_group": {"pigs": 2}, "first": {"pigs": 10}, "step": {"pigs": 15}}}
+
+
+def test_job_design_from_the_config_and_wildcards():
+    assert job_design("sharing", EM_BLOCK, {"network": "pigs", "n": "25"}) == {
+        "kind": "sharing",
+        "network": "pigs",
+        "hidden_group": 2,
+        "first": 10,
+        "step": 15,
+    }
+    assert job_design("endpoints", EM_BLOCK, {"network": "pigs", "h": "6", "n": "50"}) == {
+        "kind": "endpoints",
+        "network": "pigs",
+        "hidden_group": 2,
+        "hidden_count": 6,
+    }
+    assert job_design("mini_adapt", EM_BLOCK, {"observables": "O_T", "sharing": "none"}) == {
+        "kind": "mini_adapt",
+        "observables": "O_T",
+        "sharing": "none",
+    }
+    with pytest.raises(ValueError, match="'adapt' has no entry in em.sharing.hidden_group"):
+        job_design("sharing", EM_BLOCK, {"network": "adapt", "n": "25"})
+    with pytest.raises(ValueError, match="unknown EM design kind 'gradual'"):
+        job_design("gradual", EM_BLOCK, {})

@@ -8,6 +8,7 @@ from pathlib import Path
 from snakemake.utils import validate
 
 from bnstudy.data.registry import DATASETS, NETWORKS, RAW_FILES
+from bnstudy.studies.em.runner import job_design
 from bnstudy.studies.em.trials import EMSettings
 from bnstudy.utils import derive_seed
 
@@ -148,26 +149,8 @@ def em_settings():
 
 
 def em_design(kind, wildcards):
-    """One EM job's design (bnstudy.studies.em.runner.trial_design) from the config and wildcards."""
-    if kind == "mini_adapt":
-        return {
-            "kind": kind,
-            "observables": wildcards.observables,
-            "sharing": wildcards.sharing,
-        }
-    cfg = config["em"]["sharing"]
-    design = {
-        "kind": kind,
-        "network": wildcards.network,
-        "hidden_group": cfg["hidden_group"][wildcards.network],
-    }
-    if kind == "endpoints":
-        return {**design, "hidden_count": int(wildcards.h)}
-    return {
-        **design,
-        "first": cfg["first"][wildcards.network],
-        "step": cfg["step"][wildcards.network],
-    }
+    """One EM job's design (bnstudy.studies.em.runner.job_design)."""
+    return job_design(kind, config["em"], dict(wildcards.items()))
 
 
 def em_sharing_runs():

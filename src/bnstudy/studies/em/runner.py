@@ -34,7 +34,7 @@ from bnstudy.parameters.sharing import gradual_sharing_sets
 from bnstudy.studies.em.mini_adapt import hidden_nodes, shared_node_set
 from bnstudy.studies.em.trials import EMSettings, choose_hidden, run_em_trials, save_trials
 
-__all__ = ["DESIGN_KINDS", "TrialDesign", "run_em_job", "trial_design"]
+__all__ = ["DESIGN_KINDS", "TrialDesign", "job_design", "run_em_job", "trial_design"]
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +44,53 @@ DESIGN_KINDS = {
     "endpoints": ("network", "hidden_group", "hidden_count"),
     "mini_adapt": ("observables", "sharing"),
 }
+
+
+def job_design(kind: str, em: Mapping[str, object], wildcards: Mapping[str, str]) -> dict:
+    """The design of one workflow job: its kind, its wildcards and the config's ``em`` block.
+
+    Parameters
+    ----------
+    kind : {"sharing", "endpoints", "mini_adapt"}
+        The rule's kind of design.
+    em : mapping
+        The config's ``em`` block (``sharing.hidden_group``, ``sharing.first``, ``sharing.step``
+        per network).
+    wildcards : mapping
+        The job's wildcards: ``network`` (and ``h`` for endpoints), or ``observables`` and
+        ``sharing`` for mini-ADAPT.
+
+    Returns
+    -------
+    dict
+        A plain mapping for :func:`trial_design` (a rule's ``params``).
+
+    Raises
+    ------
+    ValueError
+        On an unknown kind, or a network missing from a per-network map (the message names the
+        key ``em.sharing.<name>``).
+    """
+    if kind not in DESIGN_KINDS:
+        raise ValueError(f"unknown EM design kind {kind!r}; use one of {list(DESIGN_KINDS)}")
+    if kind == "mini_adapt":
+        return {
+            "kind": kind,
+            "observables": wildcards["observables"],
+            "sharing": wildcards["sharing"],
+        }
+    network = wildcards["network"]
+    per_network = ("hidden_group",) if kind == "endpoints" else ("hidden_group", "first", "step")
+    sharing = em["sharing"]
+    missing = [k for k in per_network if network not in sharing[k]]
+    if missing:
+        raise ValueError(
+            f"network {network!r} has no entry in {', '.join(f'em.sharing.{k}' for k in missing)}"
+        )
+    design = {"kind": kind, "network": network, **{k: sharing[k][network] for k in per_network}}
+    if kind == "endpoints":
+        design["hidden_count"] = int(wildcards["h"])
+    return design
 
 
 @dataclass(frozen=True)
