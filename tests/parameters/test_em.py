@@ -371,3 +371,14 @@ def test_bad_data_raises(small_bn, small_data):
             rng=np.random.default_rng(0),
             engine=JunctionTree(small_bn, ["C"]),
         )
+
+
+def test_no_rows_raises(small_bn, small_data):
+    empty = small_data[:0]
+    with pytest.raises(
+        ValueError, match=r"network 'small' got data with 0 rows \(shape \(0, 6\)\)"
+    ):
+        ExpectationMaximization().fit(small_bn, empty, ["H"], rng=np.random.default_rng(0))
+    # complete data (no hidden node) is checked as well
+    with pytest.raises(ValueError, match="0 rows"):
+        ExpectationMaximization().fit(small_bn, empty, [], rng=np.random.default_rng(0))

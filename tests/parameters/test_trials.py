@@ -9,10 +9,15 @@ import pytest
 from bnstudy.networks import forward_sample
 from bnstudy.studies.em.tables import error_metric_table, mini_adapt_table, sharing_table
 from bnstudy.studies.em.trials import (
+    EMSettings,
     choose_hidden,
     run_em_trials,
     sharing_correlations,
     summarize_trials,
+)
+
+SETTINGS = EMSettings(
+    tol=1e-3, min_iter=3, max_iter=20, pseudo_count=1.0, error_metric="l2_per_row_sum"
 )
 
 
@@ -20,7 +25,7 @@ from bnstudy.studies.em.trials import (
 def small_trials(small_bn):
     data = forward_sample(small_bn, 300, rng=np.random.default_rng(3))
     return run_em_trials(
-        small_bn, data, ["H"], [[], ["A", "A2"]], n_trials=3, seed=11, em_options={"max_iter": 20}
+        small_bn, data, ["H"], [[], ["A", "A2"]], n_trials=3, seed=11, settings=SETTINGS
     )
 
 
@@ -42,7 +47,7 @@ def test_trials_are_reproducible_and_distinct(small_bn, small_trials):
     trials, _ = small_trials
     data = forward_sample(small_bn, 300, rng=np.random.default_rng(3))
     again, _ = run_em_trials(
-        small_bn, data, ["H"], [[], ["A", "A2"]], n_trials=3, seed=11, em_options={"max_iter": 20}
+        small_bn, data, ["H"], [[], ["A", "A2"]], n_trials=3, seed=11, settings=SETTINGS
     )
     pd.testing.assert_frame_equal(
         trials.drop(columns="seconds"), again.drop(columns="seconds"), check_exact=True
@@ -140,3 +145,26 @@ def test_choose_hidden(small_bn):
     with pytest.raises(ValueError, match="cannot draw 3 hidden nodes"):
         choose_hidden(small_bn, 1, count=3, rng=np.random.default_rng(0))
     assert len(choose_hidden(small_bn, 1, count=1, rng=np.random.default_rng(0))) == 1
+
+
+def test_em_settings_from_the_config_block():
+    block = {"networks": ["pigs"], "sharing": {}, **SETTINGS.as_dict()}
+    settings = EMSettings.from_config(block)
+    assert settings == SETTINGS
+    assert EMSettings.keys() == ("tol", "min_iter", "max_iter", "pseudo_count", "error_metric")
+    em = settings.estimator([["A", "A2"]])
+    assert (em.tol, em.min_iter, em.max_iter, em.pseudo_count) == (1e-3, 3, 20, 1.0)
+    assert em.sharing == [["A", "A2"]]
+    with pytest.raises(ValueError, match="lack em.max_iter, em.error_metric"):
+        EMSettings.from_config({"tol": 1e-3, "min_iter": 3, "pseudo_count": 1.0})
+    with pytest.raises(ValueError, match="em.error_metric is 'l3'"):
+        EMSettings.from_config({**SETTINGS.as_dict(), "error_metric": "l3"})
+
+
+def test_error_metric_setting_picks_the_error_column(small_bn):
+    data = forward_sample(small_bn, 100, rng=np.random.default_rng(3))
+    l1 = EMSettings(tol=1e-3, min_iter=3, max_iter=5, pseudo_count=1.0, error_metric="l1")
+    trials, traces = run_em_trials(small_bn, data, ["H"], [[]], n_trials=2, seed=1, settings=l1)
+    assert np.array_equal(trials["error"], trials["error_l1"])
+    assert not np.allclose(trials["error"], trials["error_l2_per_row_sum"])
+    assert traces["loglik"].shape == (2, 6)  # max_iter + 1 from the settings

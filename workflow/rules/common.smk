@@ -9,6 +9,8 @@ from snakemake.utils import validate
 
 from bnstudy.data.registry import DATASETS, NETWORKS, RAW_FILES
 from bnstudy.provenance import code_version as _code_version
+from bnstudy.studies.em.runner import job_design
+from bnstudy.studies.em.trials import EMSettings
 from bnstudy.utils import derive_seed
 from bnstudy.workflow_config import check_config
 
@@ -176,11 +178,13 @@ def provenance_inputs():
 
 
 def em_settings():
-    """The EM hyperparameters every experiment of this paper uses."""
-    return {
-        k: config["em"][k]
-        for k in ("tol", "min_iter", "max_iter", "pseudo_count", "error_metric")
-    }
+    """The EM settings block every experiment of this paper uses, checked once at DAG build."""
+    return EMSettings.from_config(config["em"]).as_dict()
+
+
+def em_design(kind, wildcards):
+    """One EM job's design (bnstudy.studies.em.runner.job_design)."""
+    return job_design(kind, config["em"], dict(wildcards.items()))
 
 
 def em_sharing_runs():

@@ -46,23 +46,17 @@ rule run_em_sharing:
     resources:
         mem_mb=2000,
     params:
-        code=code_version("run_em_sharing.py"),
+        code=code_version("run_em_trials.py"),
         seed=lambda wildcards: seed_for(
             "run_em_sharing", wildcards.network, wildcards.n
         ),
-        hidden=lambda wildcards: {
-            "group": config["em"]["sharing"]["hidden_group"][wildcards.network]
-        },
-        schedule=lambda wildcards: {
-            "first": config["em"]["sharing"]["first"][wildcards.network],
-            "step": config["em"]["sharing"]["step"][wildcards.network],
-        },
+        design=lambda wildcards: em_design("sharing", wildcards),
         em=em_settings(),
         trials=config["em"]["sharing"]["trials"],
     message:
         "EM with gradual sharing on {wildcards.network}, {wildcards.n} samples"
     script:
-        "../scripts/run_em_sharing.py"
+        "../scripts/run_em_trials.py"
 
 
 # No sharing vs sharing every hidden node, for a random hidden subset of a given size (Fig. 6).
@@ -83,21 +77,17 @@ rule run_em_endpoints:
     resources:
         mem_mb=2000,
     params:
-        code=code_version("run_em_sharing.py"),
+        code=code_version("run_em_trials.py"),
         seed=lambda wildcards: seed_for(
             "run_em_endpoints", wildcards.network, wildcards.h, wildcards.n
         ),
-        hidden=lambda wildcards: {
-            "group": config["em"]["sharing"]["hidden_group"][wildcards.network],
-            "count": int(wildcards.h),
-        },
-        schedule={},
+        design=lambda wildcards: em_design("endpoints", wildcards),
         em=em_settings(),
         trials=config["em"]["endpoints"]["trials"],
     message:
         "EM, {wildcards.h} hidden nodes of {wildcards.network}, no sharing vs all shared"
     script:
-        "../scripts/run_em_sharing.py"
+        "../scripts/run_em_trials.py"
 
 
 # mini-ADAPT: one observable set (O_C, O_P, O_T), SB shared or not (Sec. 5.3.1, Table 4).
@@ -120,16 +110,17 @@ rule run_em_mini_adapt:
     resources:
         mem_mb=1000,
     params:
-        code=code_version("run_em_mini_adapt.py"),
+        code=code_version("run_em_trials.py"),
         seed=lambda wildcards: seed_for(
             "run_em_mini_adapt", wildcards.observables, wildcards.sharing
         ),
+        design=lambda wildcards: em_design("mini_adapt", wildcards),
         em=em_settings(),
         trials=config["em"]["mini_adapt"]["trials"],
     message:
         "EM on mini-ADAPT, {wildcards.observables}, sharing {wildcards.sharing}"
     script:
-        "../scripts/run_em_mini_adapt.py"
+        "../scripts/run_em_trials.py"
 
 
 # Table 3: Pearson r between the number of shared nodes and each metric's mean and std.

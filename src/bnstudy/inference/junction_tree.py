@@ -207,6 +207,74 @@ def _spanning_forest(cliques: Sequence[tuple[str, ...]]) -> list[tuple[int, int]
     return tree
 
 
+def _check_compile_arguments(
+    bn: DiscreteBayesianNetwork, hidden: Sequence[str], elimination: str, max_entries: int
+) -> set[str]:
+    """The hidden set, after checking the arguments of :class:`JunctionTree`."""
+    if isinstance(hidden, str):
+        hidden = [hidden]
+    hidden = [str(h) for h in hidden]
+    unknown = sorted({h for h in hidden if h not in bn.cardinality})
+    if unknown:
+        raise ValueError(f"unknown hidden nodes {unknown}: not in network {bn.name!r}")
+    if elimination not in ELIMINATION_HEURISTICS:
+        raise ValueError(
+            f"unknown elimination heuristic {elimination!r}; use one of {ELIMINATION_HEURISTICS}"
+        )
+    if int(max_entries) < 1:
+        raise ValueError(f"max_entries must be positive, got {max_entries}")
+    hidden_set = set(hidden)
+    if len(hidden_set) == len(bn.nodes):
+        raise ValueError(
+            "all-hidden data: nothing is observed (every node of the network is in `hidden`)"
+        )
+    return hidden_set
+
+
+def _hidden_moral_graph(bn: DiscreteBayesianNetwork, hidden: Sequence[str]) -> dict[str, set[str]]:
+    """The moral graph restricted to ``hidden``: two hidden nodes are adjacent iff they belong to
+    a common family ``X ∪ pa(X)``."""
+    hidden_set = set(hidden)
+    adjacency: dict[str, set[str]] = {v: set() for v in hidden}
+    for x in bn.nodes:
+        fam_hidden = [v for v in (*bn.parents[x], x) if v in hidden_set]
+        for a in fam_hidden:
+            adjacency[a].update(u for u in fam_hidden if u != a)
+    return adjacency
+
+
+def _rooted_preorder(
+    k: int, tree: Sequence[tuple[int, int]], sizes: Sequence[int]
+) -> tuple[list[int], dict[int, int]]:
+    """Pre-order of a forest on ``k`` nodes and each node's parent (``-1`` for a root).
+
+    Each component is rooted at its node of largest ``size`` (ties: smallest index); a node's
+    children are visited in increasing index order (depth first).
+    """
+    nbrs: dict[int, list[int]] = {i: [] for i in range(k)}
+    for i, j in tree:
+        nbrs[i].append(j)
+        nbrs[j].append(i)
+    seen: set[int] = set()
+    preorder: list[int] = []
+    parent: dict[int, int] = {}
+    for start in sorted(range(k), key=lambda i: (-sizes[i], i)):
+        if start in seen:
+            continue
+        seen.add(start)
+        parent[start] = -1
+        stack = [start]
+        while stack:
+            i = stack.pop()
+            preorder.append(i)
+            for j in sorted(nbrs[i], reverse=True):
+                if j not in seen:
+                    seen.add(j)
+                    parent[j] = i
+                    stack.append(j)
+    return preorder, parent
+
+
 # ---------------------------------------------------------------------------- compiled pieces
 @dataclass(frozen=True)
 class _Family:
@@ -359,76 +427,53 @@ class JunctionTree:
         max_entries: int = DEFAULT_MAX_ENTRIES,
         max_onehot: int = DEFAULT_MAX_ONEHOT,
     ) -> None:
-        if isinstance(hidden, str):
-            hidden = [hidden]
-        hidden = [str(h) for h in hidden]
-        card = bn.cardinality
-        unknown = sorted({h for h in hidden if h not in card})
-        if unknown:
-            raise ValueError(f"unknown hidden nodes {unknown}: not in network {bn.name!r}")
-        if elimination not in ELIMINATION_HEURISTICS:
-            raise ValueError(
-                f"unknown elimination heuristic {elimination!r}; use one of {ELIMINATION_HEURISTICS}"
-            )
-        if int(max_entries) < 1:
-            raise ValueError(f"max_entries must be positive, got {max_entries}")
-        hidden_set = set(hidden)
-        if len(hidden_set) == len(bn.nodes):
-            raise ValueError(
-                "all-hidden data: nothing is observed (every node of the network is in `hidden`)"
-            )
+        hidden_set = _check_compile_arguments(bn, hidden, elimination, max_entries)
         self.bn = bn
         self.elimination = elimination
         self.max_entries = int(max_entries)
         self.max_onehot = int(max_onehot)
         self.hidden_: list[str] = [v for v in bn.nodes if v in hidden_set]
         self.observed_: list[str] = [v for v in bn.nodes if v not in hidden_set]
-        self._card = dict(card)
+        self._card = dict(bn.cardinality)
         self._pos = {v: i for i, v in enumerate(bn.nodes)}
-        obs_col = {v: j for j, v in enumerate(self.observed_)}
-
-        # 1. Moral graph restricted to the hidden nodes.
-        adjacency: dict[str, set[str]] = {v: set() for v in self.hidden_}
-        for x in bn.nodes:
-            fam_hidden = [v for v in (*bn.parents[x], x) if v in hidden_set]
-            for a in fam_hidden:
-                adjacency[a].update(u for u in fam_hidden if u != a)
-
-        # 2. Triangulation.
-        self.elimination_order_, cliques = triangulate(
-            adjacency, self._card, self.hidden_, heuristic=elimination
+        cliques = self._triangulate()  # steps 1-2 of the module docstring
+        self._build_forest(cliques)  # step 3
+        self._compile_families()  # step 4
+        self._cache: OrderedDict[bytes, _EvidenceCache] = OrderedDict()
+        self._cache_size = 4
+        logger.debug(
+            "compiled junction tree on %s: %d hidden, %d cliques, treewidth %d, max clique %d entries",
+            bn.name,
+            len(self.hidden_),
+            len(self.cliques_),
+            self.treewidth_,
+            self.max_clique_size_,
         )
-        largest = max((int(np.prod([self._card[v] for v in c])) for c in cliques), default=0)
+
+    # ------------------------------------------------------------------ compilation
+    def _triangulate(self) -> list[tuple[str, ...]]:
+        """Steps 1-2: the hidden moral graph, its elimination order and maximal cliques."""
+        adjacency = _hidden_moral_graph(self.bn, self.hidden_)
+        self.elimination_order_, cliques = triangulate(
+            adjacency, self._card, self.hidden_, heuristic=self.elimination
+        )
+        largest = max((self._entries(c) for c in cliques), default=0)
         if largest > self.max_entries:
             raise ValueError(
                 f"the largest clique has {largest} entries, more than max_entries={self.max_entries}: "
                 "exact inference with this hidden set is out of reach"
             )
+        return cliques
 
-        # 3. Junction forest, rooted at the largest clique of each component, in pre-order.
-        tree = _spanning_forest(cliques)
-        nbrs: dict[int, list[int]] = {i: [] for i in range(len(cliques))}
-        for i, j in tree:
-            nbrs[i].append(j)
-            nbrs[j].append(i)
-        sizes = [int(np.prod([self._card[v] for v in c])) for c in cliques]
-        seen: set[int] = set()
-        preorder: list[int] = []
-        parent_old: dict[int, int] = {}
-        for start in sorted(range(len(cliques)), key=lambda i: (-sizes[i], i)):
-            if start in seen:
-                continue
-            seen.add(start)
-            parent_old[start] = -1
-            stack = [start]
-            while stack:
-                i = stack.pop()
-                preorder.append(i)
-                for j in sorted(nbrs[i], reverse=True):
-                    if j not in seen:
-                        seen.add(j)
-                        parent_old[j] = i
-                        stack.append(j)
+    def _entries(self, variables: Sequence[str]) -> int:
+        """Number of entries of a table over ``variables``."""
+        return int(np.prod([self._card[v] for v in variables]))
+
+    def _build_forest(self, cliques: Sequence[tuple[str, ...]]) -> None:
+        """Step 3: the junction forest, rooted at each component's largest clique, in pre-order."""
+        preorder, parent_old = _rooted_preorder(
+            len(cliques), _spanning_forest(cliques), [self._entries(c) for c in cliques]
+        )
         new_index = {old: new for new, old in enumerate(preorder)}
         self.cliques_: list[tuple[str, ...]] = [cliques[i] for i in preorder]
         self.parent_: list[int] = [
@@ -446,10 +491,15 @@ class JunctionTree:
         for c, p in enumerate(self.parent_):
             if p >= 0:
                 self._children[p].append(c)
-        # Broadcast shapes and summed axes of every separator in its clique and parent frames.
-        # Tables keep the batch axis LAST, so that every product, sum and normalisation runs over
-        # contiguous runs of samples; cliques and separators are both in network order, so a
-        # separator table aligns with a clique by a reshape alone.
+        self._frame_separators()
+
+    def _frame_separators(self) -> None:
+        """Broadcast shapes and summed axes of every separator in its clique and parent frames.
+
+        Tables keep the batch axis LAST, so that every product, sum and normalisation runs over
+        contiguous runs of samples; cliques and separators are both in network order, so a
+        separator table aligns with a clique by a reshape alone.
+        """
         self._sep_shape = [tuple(self._card[v] for v in s) for s in self.separators_]
         self._sep_in_child: list[tuple[int, ...]] = []
         self._sep_in_parent: list[tuple[int, ...]] = []
@@ -466,60 +516,42 @@ class JunctionTree:
                 self._sep_in_parent.append(())
                 self._sum_parent.append(())
 
-        # 4. Families: clique assignment, and the index arithmetic that reduces a CPT by the
-        #    evidence. All CPTs are concatenated (network order) into one flat vector per call.
-        holders: dict[str, list[int]] = {}
-        for i, c in enumerate(self.cliques_):
-            for v in c:
-                holders.setdefault(v, []).append(i)
+    def _compile_families(self) -> None:
+        """Step 4: assign every family with a hidden node to a clique; index the CPT entries.
+
+        All CPTs are concatenated (network order) into one flat vector per call; a family's
+        entries are addressed by the index arithmetic of :class:`_Family` (families with a hidden
+        node) or by its observed columns and strides (fully observed families).
+        """
+        bn = self.bn
         self._offset: dict[str, int] = {}
         self._total = 0
         for x in bn.nodes:
             self._offset[x] = self._total
             self._total += int(np.prod(bn.cpts[x].shape))
+        holders: dict[str, list[int]] = {}
+        for i, c in enumerate(self.cliques_):
+            for v in c:
+                holders.setdefault(v, []).append(i)
+        hidden_set = set(self.hidden_)
+        obs_col = {v: j for j, v in enumerate(self.observed_)}
         self._families: dict[str, _Family] = {}
         self._assigned: list[list[str]] = [[] for _ in self.cliques_]
         observed_cols, observed_strides, observed_offsets = [], [], []
         for x in bn.nodes:
             fam = (*bn.parents[x], x)
-            shape = tuple(self._card[v] for v in fam)
-            strides = _strides(shape)
-            obs_axes = [a for a, v in enumerate(fam) if v not in hidden_set]
-            cols = np.array([obs_col[fam[a]] for a in obs_axes], dtype=np.intp)
-            obs_strides = strides[obs_axes]
+            strides = _strides(tuple(self._card[v] for v in fam))
             hid_axes = sorted(
                 (a for a, v in enumerate(fam) if v in hidden_set), key=lambda a: self._pos[fam[a]]
             )
-            if not hid_axes:
-                observed_cols.append(cols)
-                observed_strides.append(obs_strides)
+            if hid_axes:
+                family = self._hidden_family(x, fam, strides, hid_axes, holders)
+                self._families[x] = family
+                self._assigned[family.clique].append(x)
+            else:  # fully observed: a direct look-up by the observed columns
+                observed_cols.append(np.array([obs_col[v] for v in fam], dtype=np.intp))
+                observed_strides.append(strides)
                 observed_offsets.append(self._offset[x])
-                continue
-            hid = tuple(fam[a] for a in hid_axes)
-            hidden_shape = tuple(self._card[v] for v in hid)
-            hidden_index = np.zeros(hidden_shape, dtype=np.int64)
-            for k, a in enumerate(hid_axes):
-                ax = [1] * len(hid_axes)
-                ax[k] = shape[a]
-                hidden_index = hidden_index + np.arange(shape[a]).reshape(ax) * strides[a]
-            members = set(hid)
-            clique = min(
-                (i for i in holders[hid[0]] if members <= set(self.cliques_[i])),
-                key=lambda i: (self._sizes[i], i),
-            )
-            self._assigned[clique].append(x)
-            self._families[x] = _Family(
-                node=x,
-                shape=shape,
-                obs_cols=cols,
-                obs_strides=obs_strides,
-                hidden=hid,
-                hidden_shape=hidden_shape,
-                hidden_index=hidden_index.reshape(-1) + self._offset[x],
-                clique=clique,
-                shape_in_clique=self._aligned(self.cliques_[clique], members),
-                sum_axes=self._summed(self.cliques_[clique], members),
-            )
         self._observed_families = [x for x in bn.nodes if x not in self._families]
         self._observed_offsets = np.array(observed_offsets, dtype=np.int64)
         self._observed_cols = observed_cols
@@ -532,15 +564,44 @@ class JunctionTree:
             for x, a, b in zip(self._families, self._starts[:-1], self._starts[1:], strict=True)
         }
         self.family_clique_: dict[str, int] = {x: f.clique for x, f in self._families.items()}
-        self._cache: OrderedDict[bytes, _EvidenceCache] = OrderedDict()
-        self._cache_size = 4
-        logger.debug(
-            "compiled junction tree on %s: %d hidden, %d cliques, treewidth %d, max clique %d entries",
-            bn.name,
-            len(self.hidden_),
-            len(self.cliques_),
-            self.treewidth_,
-            self.max_clique_size_,
+
+    def _hidden_family(
+        self,
+        x: str,
+        fam: tuple[str, ...],
+        strides: np.ndarray,
+        hid_axes: Sequence[int],
+        holders: Mapping[str, Sequence[int]],
+    ) -> _Family:
+        """Family ``fam = (*pa(x), x)``: its index arithmetic and the smallest clique holding its
+        hidden nodes (the axes ``hid_axes``, in network order; ``holders[v]``: the cliques with
+        ``v``)."""
+        shape = tuple(self._card[v] for v in fam)
+        obs_axes = [a for a in range(len(fam)) if a not in set(hid_axes)]
+        obs_col = {v: j for j, v in enumerate(self.observed_)}
+        hid = tuple(fam[a] for a in hid_axes)
+        hidden_shape = tuple(self._card[v] for v in hid)
+        hidden_index = np.zeros(hidden_shape, dtype=np.int64)
+        for k, a in enumerate(hid_axes):
+            ax = [1] * len(hid_axes)
+            ax[k] = shape[a]
+            hidden_index = hidden_index + np.arange(shape[a]).reshape(ax) * strides[a]
+        members = set(hid)
+        clique = min(
+            (i for i in holders[hid[0]] if members <= set(self.cliques_[i])),
+            key=lambda i: (self._sizes[i], i),
+        )
+        return _Family(
+            node=x,
+            shape=shape,
+            obs_cols=np.array([obs_col[fam[a]] for a in obs_axes], dtype=np.intp),
+            obs_strides=strides[obs_axes],
+            hidden=hid,
+            hidden_shape=hidden_shape,
+            hidden_index=hidden_index.reshape(-1) + self._offset[x],
+            clique=clique,
+            shape_in_clique=self._aligned(self.cliques_[clique], members),
+            sum_axes=self._summed(self.cliques_[clique], members),
         )
 
     # ------------------------------------------------------------------ helpers

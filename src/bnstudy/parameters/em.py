@@ -222,8 +222,8 @@ class ExpectationMaximization:
         ValueError
             On invalid hyperparameters; hidden nodes that are unknown, repeated, or all of the
             nodes; sharing sets that mix CPT shapes, name unknown nodes or repeat a node; data of
-            the wrong shape or with a value outside an observed node's states (the message names
-            the node and the value); an ``init`` mapping with a missing node, a wrong shape or
+            the wrong shape, with no rows, or with a value outside an observed node's states (the
+            message names the node and the value); an ``init`` mapping with a missing node, a wrong shape or
             unnormalised rows; an engine compiled for another hidden set.
         """
         self._check_hyperparameters()
@@ -232,6 +232,11 @@ class ExpectationMaximization:
         observed = [v for v in bn.nodes if v not in hidden_set]
         self.sharing_ = validate_sharing(bn, self.sharing)
         arr = check_data(bn, data, columns=observed)
+        if arr.shape[0] == 0:
+            raise ValueError(
+                f"EM on network {bn.name!r} got data with 0 rows (shape {arr.shape}): there is "
+                "nothing to learn from; pass at least one sample"
+            )
         if true_cpts is not None:
             # fail early (and name the node) rather than after the run
             cpt_errors(true_cpts, bn.cpts, bn.nodes)

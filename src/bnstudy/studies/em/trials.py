@@ -14,21 +14,24 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from bnstudy.inference import JunctionTree
-from bnstudy.metrics.parameters import cpt_errors
+from bnstudy.metrics.parameters import CPT_ERROR_METRICS, cpt_errors
 from bnstudy.networks.bn import DiscreteBayesianNetwork
 from bnstudy.parameters.em import ExpectationMaximization
 from bnstudy.parameters.sharing import identical_cpt_sets
 
 __all__ = [
     "METRICS",
+    "EMSettings",
     "choose_hidden",
     "run_em_trials",
     "save_trials",
@@ -40,6 +43,69 @@ logger = logging.getLogger(__name__)
 
 #: Per-trial quantities summarised by mean and standard deviation (the paper's three metrics).
 METRICS = ("iterations", "loglik", "error")
+
+
+@dataclass(frozen=True)
+class EMSettings:
+    """The EM settings every experiment of the paper uses: the config's ``em`` block, once.
+
+    Built from the config by :meth:`from_config` and handed whole to :func:`run_em_trials`; the
+    values have no defaults here, so the config is their only source (the paper's values are
+    ``tol = 1e-3``, ``min_iter = 3``, ``max_iter = 100``, Sec. 5).
+
+    Parameters
+    ----------
+    tol, min_iter, max_iter, pseudo_count
+        Hyperparameters of :class:`~bnstudy.parameters.em.ExpectationMaximization`.
+    error_metric : str
+        Which :func:`~bnstudy.metrics.parameters.cpt_errors` distance is a trial's ``error``.
+    """
+
+    tol: float
+    min_iter: int
+    max_iter: int
+    pseudo_count: float
+    error_metric: str
+
+    def __post_init__(self) -> None:
+        if self.error_metric not in CPT_ERROR_METRICS:
+            raise ValueError(
+                f"em.error_metric is {self.error_metric!r}; use one of {list(CPT_ERROR_METRICS)}"
+            )
+
+    @classmethod
+    def keys(cls) -> tuple[str, ...]:
+        """The config keys of the settings, in field order."""
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def from_config(cls, block: Mapping[str, object]) -> EMSettings:
+        """The settings from the config's ``em`` block (keys that are not settings are ignored).
+
+        Raises
+        ------
+        ValueError
+            If a setting is missing (the message names the key ``em.<name>``) or the error metric
+            is unknown. The hyperparameters themselves are checked by the estimator.
+        """
+        missing = [k for k in cls.keys() if k not in block]
+        if missing:
+            raise ValueError(f"the em settings lack {', '.join(f'em.{k}' for k in missing)}")
+        return cls(**{k: block[k] for k in cls.keys()})
+
+    def as_dict(self) -> dict[str, object]:
+        """The settings as a plain mapping (what :meth:`from_config` reads back)."""
+        return dataclasses.asdict(self)
+
+    def estimator(self, sharing: Sequence[Sequence[str]] | None) -> ExpectationMaximization:
+        """An unfitted EM estimator with these settings and the given sharing sets."""
+        return ExpectationMaximization(
+            sharing=sharing,
+            tol=self.tol,
+            min_iter=self.min_iter,
+            max_iter=self.max_iter,
+            pseudo_count=self.pseudo_count,
+        )
 
 
 def choose_hidden(
@@ -81,8 +147,7 @@ def run_em_trials(
     *,
     n_trials: int,
     seed: int,
-    error_metric: str = "l2_per_row_sum",
-    em_options: Mapping[str, object] | None = None,
+    settings: EMSettings,
 ) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
     """Run ``n_trials`` randomly initialised EM fits for each sharing configuration.
 
@@ -102,12 +167,10 @@ def run_em_trials(
     seed : int
         Trial ``t`` of the configuration with ``k`` shared nodes starts from
         ``numpy.random.default_rng([seed, k, t])``, so any trial can be rerun alone.
-    error_metric : str, default "l2_per_row_sum"
-        Which :func:`~bnstudy.metrics.parameters.cpt_errors` distance is the ``error`` column and
-        the error trace (all four are also reported as ``error_<name>`` columns).
-    em_options : mapping, optional
-        Keyword arguments of :class:`~bnstudy.parameters.em.ExpectationMaximization` (``tol``,
-        ``min_iter``, ``max_iter``, ``pseudo_count``).
+    settings : EMSettings
+        The EM hyperparameters, and the :func:`~bnstudy.metrics.parameters.cpt_errors` distance
+        that is the ``error`` column and the error trace (all four distances are also reported
+        as ``error_<name>`` columns).
 
     Returns
     -------
@@ -120,8 +183,8 @@ def run_em_trials(
     """
     if n_trials < 1:
         raise ValueError(f"n_trials must be >= 1, got {n_trials}")
-    options = dict(em_options or {})
-    max_iter = int(options.get("max_iter", 100))
+    error_metric = settings.error_metric
+    max_iter = settings.max_iter
     engine = JunctionTree(bn, hidden)  # compiled once, shared by every trial
     rows: list[dict[str, object]] = []
     ll_traces, err_traces = [], []
@@ -129,7 +192,7 @@ def run_em_trials(
         sharing = [list(shared)] if len(shared) > 1 else None
         n_shared = len(shared) if len(shared) > 1 else 0
         for trial in range(n_trials):
-            em = ExpectationMaximization(sharing=sharing, **options)
+            em = settings.estimator(sharing)
             start = time.perf_counter()
             em.fit(
                 bn,
