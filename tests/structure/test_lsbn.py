@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import yaml
 
 from bnstudy.metrics.structure import skeleton_metrics
 from bnstudy.networks import forward_sample, load_network
 from bnstudy.structure.hill_climb import is_dag
 from bnstudy.structure.lsbn import (
+    DEFAULTS,
     LOCAL_LEARNERS,
+    SETTINGS,
     Piece,
     core_piece,
     learn_global,
@@ -19,6 +22,7 @@ from bnstudy.structure.lsbn import (
     orient,
     prepare,
     sample_subcommunities,
+    settings_from_config,
 )
 
 
@@ -343,3 +347,22 @@ def test_unknown_global_method_and_global_model_averaging_raise():
 def test_bad_data_raises():
     with pytest.raises(ValueError):
         lsbn(-X, local_learner="pc", rng=np.random.default_rng(0))
+
+
+# The lsbn config keys that describe the study (what to run), not a setting of the learner.
+STUDY_KEYS = {"networks", "n_samples", "replicates", "methods"}
+
+
+@pytest.mark.parametrize("config", ["config.yaml", "smoke.yaml", "paper.yaml"])
+def test_every_config_key_is_a_setting_or_a_study_key(repo_root, config):
+    section = yaml.safe_load((repo_root / "config" / config).read_text())["lsbn"]
+    settings = settings_from_config(section)
+    assert set(settings) | STUDY_KEYS == set(section)
+    assert settings == {k: section[k] for k in section if k not in STUDY_KEYS}
+    assert set(SETTINGS) == set(DEFAULTS) >= set(settings)
+
+
+def test_settings_from_config_keeps_only_settings():
+    section = {"networks": ["alarm"], "methods": ["pc"], "max_size": 9, "mcmc_thin": 5}
+    assert settings_from_config(section) == {"max_size": 9, "mcmc_thin": 5}
+    assert settings_from_config({}) == {}

@@ -89,10 +89,12 @@ from bnstudy.structure.ropart import RopartResult, ropart
 from bnstudy.structure.weights import WEIGHT_FUNCTIONS
 
 __all__ = [
+    "DEFAULTS",
     "GLOBAL_LEARNERS",
     "LOCAL_LEARNERS",
     "LSBNPrepared",
     "LSBNResult",
+    "SETTINGS",
     "Piece",
     "check_settings",
     "jaccard",
@@ -105,6 +107,7 @@ __all__ = [
     "orient",
     "prepare",
     "sample_subcommunities",
+    "settings_from_config",
 ]
 
 logger = logging.getLogger(__name__)
@@ -143,6 +146,32 @@ DEFAULTS: dict[str, Any] = {
     "mcmc_burn_in": 500,
     "mcmc_thin": 10,
 }
+#: Names of the LSBN settings, the keys of :data:`DEFAULTS`: the one list the workflow takes them
+#: from (:func:`settings_from_config`).
+SETTINGS: tuple[str, ...] = tuple(DEFAULTS)
+
+
+def settings_from_config(section: Mapping[str, Any]) -> dict[str, Any]:
+    """The LSBN settings of a config section, whatever else the section holds.
+
+    Parameters
+    ----------
+    section : mapping
+        E.g. the ``lsbn`` section of the study's config: the settings among its keys (those of
+        :data:`SETTINGS`) are taken, the others (networks, sample sizes, ...) left out; a setting
+        it lacks keeps its default.
+
+    Returns
+    -------
+    dict
+        Keyword arguments for :func:`lsbn`, :func:`prepare` and :func:`learn_global`.
+
+    Examples
+    --------
+    >>> settings_from_config({"networks": ["alarm"], "max_size": 15, "tau": 0.0})
+    {'max_size': 15, 'tau': 0.0}
+    """
+    return {key: section[key] for key in SETTINGS if key in section}
 
 
 @dataclass(frozen=True)
@@ -802,6 +831,157 @@ def lsbn(
     )
 
 
+class _LocalRuns:
+    """The LocalLearn runs of one LSBN call, by node set, with the evidence they leave.
+
+    Sub-communities, triplet clusters and conflict contexts repeat (overlapping communities, the
+    same conflict met in several merges), and a repeat of the same columns would learn the same
+    structure again: a node set met again reuses its first result.
+
+    Calling the object with a node set returns the edges LocalLearn finds on it (global indices,
+    ``u < v``), the ``relearn`` of :func:`merge_two`.
+
+    Attributes
+    ----------
+    votes : numpy.ndarray of float, shape (p, p)
+        Orientation evidence of every use of a result (a repeat votes again).
+    seen, found : numpy.ndarray of int32, shape (p, p)
+        How many distinct runs had both nodes of a pair, and how many of them found the edge.
+    seconds : float
+        Time spent learning.
+    n_runs : int
+        Distinct node sets learned.
+    """
+
+    def __init__(
+        self,
+        data: DiscreteData,
+        learner: str,
+        settings: Mapping[str, Any],
+        rng: np.random.Generator,
+    ) -> None:
+        p = data.n_variables
+        self._data, self._learner, self._settings, self._rng = data, learner, settings, rng
+        self._results: dict[bytes, tuple[frozenset[tuple[int, int]], np.ndarray]] = {}
+        self.votes = np.zeros((p, p))
+        self.seen = np.zeros((p, p), dtype=np.int32)
+        self.found = np.zeros((p, p), dtype=np.int32)
+        self.seconds = 0.0
+        self.n_runs = 0
+
+    def __call__(self, nodes: np.ndarray) -> frozenset[tuple[int, int]]:
+        nodes = np.sort(np.asarray(nodes, dtype=np.int64))
+        if nodes.size < 2:
+            return frozenset()
+        key = nodes.tobytes()
+        if key not in self._results:
+            self._results[key] = self._learn(nodes)
+        edges, v = self._results[key]
+        self.votes[np.ix_(nodes, nodes)] += v
+        return edges
+
+    def _learn(self, nodes: np.ndarray) -> tuple[frozenset[tuple[int, int]], np.ndarray]:
+        """LocalLearn on a new node set, recorded in ``seen`` and ``found``."""
+        t = time.perf_counter()
+        skel, v = learn_local(self._data, nodes, self._learner, self._settings, self._rng)
+        self.seconds += time.perf_counter() - t
+        self.n_runs += 1
+        self.seen[np.ix_(nodes, nodes)] += 1
+        self.found[np.ix_(nodes, nodes)] += skel
+        iu, ju = np.nonzero(np.triu(skel, 1))
+        return frozenset(zip(nodes[iu].tolist(), nodes[ju].tolist(), strict=True)), v
+
+
+class _Mergence:
+    """Conflict resolution and mergence (Algorithm 2, step 4; Algorithm 3) of one LSBN call.
+
+    Parameters
+    ----------
+    runs : _LocalRuns
+        LocalLearn, for re-learning triplet clusters and conflict contexts.
+    blankets : numpy.ndarray of bool, shape (p, p)
+        The inner Markov graph.
+    weights : numpy.ndarray of float, shape (p, p)
+        The ``mb_weight`` graph (NaN diagonal).
+    threshold : float
+        The triplet threshold: pairs of larger weight are *strong*.
+    max_size : int
+        The sub-community cap (largest triplet cluster or conflict context re-learned).
+    fallback : {"vote", "relearn"}
+        How a conflict in no candidate triplet is decided.
+
+    Attributes
+    ----------
+    n_conflicts, n_relearned : int
+        Totals over all merges so far.
+    seconds : float
+        Time spent merging, LocalLearn excluded.
+    """
+
+    def __init__(
+        self,
+        runs: _LocalRuns,
+        blankets: np.ndarray,
+        weights: np.ndarray,
+        threshold: float,
+        max_size: int,
+        fallback: str,
+    ) -> None:
+        self._runs = runs
+        self._blankets = blankets
+        self._weights = np.nan_to_num(weights, nan=-np.inf)
+        self._strong = self._weights > float(threshold)
+        self._cap = max_size
+        self._vote = self._majority if fallback == "vote" else None
+        self.n_conflicts = self.n_relearned = 0
+        self.seconds = 0.0
+
+    def merge_all(self, pieces: Sequence[Piece]) -> Piece:
+        """The pieces merged into one by :func:`merge_pieces`, counted and timed."""
+        t = time.perf_counter()
+        learning_before = self._runs.seconds
+        whole, c, r = merge_pieces(pieces, self._merge)
+        self.seconds += time.perf_counter() - t - (self._runs.seconds - learning_before)
+        self.n_conflicts += c
+        self.n_relearned += r
+        return whole
+
+    def _merge(self, a: Piece, b: Piece) -> tuple[Piece, int, int]:
+        return merge_two(
+            a,
+            b,
+            strong=self._strong,
+            relearn=self._runs,
+            context=self._context,
+            max_size=self._cap,
+            vote=self._vote,
+        )
+
+    def _majority(self, u: int, v: int) -> bool:
+        """A conflict in no candidate triplet: the edge stays if most runs that saw the pair found
+        it; a tie goes to a strong pair (weight above the triplet threshold)."""
+        found, seen = self._runs.found[u, v], self._runs.seen[u, v]
+        return bool(2 * found > seen or (2 * found == seen and self._strong[u, v]))
+
+    def _context(self, u: int, v: int) -> np.ndarray:
+        """``{u, v}`` with the members of ``MB(u) u MB(v)`` of largest weight, within the cap."""
+        wn = self._weights
+        extra = np.flatnonzero(self._blankets[u] | self._blankets[v])
+        extra = extra[(extra != u) & (extra != v)]
+        extra = extra[np.argsort(-np.maximum(wn[u, extra], wn[v, extra]), kind="stable")]
+        return np.sort(np.concatenate([[u, v], extra[: self._cap - 2]]))
+
+
+def _skeleton(edges: frozenset[tuple[int, int]], p: int) -> np.ndarray:
+    """The symmetric ``(p, p)`` adjacency of undirected edges."""
+    skeleton = np.zeros((p, p), dtype=bool)
+    if edges:
+        e = np.array(sorted(edges), dtype=np.int64)
+        skeleton[e[:, 0], e[:, 1]] = True
+        skeleton |= skeleton.T
+    return skeleton
+
+
 def _lsbn(
     x: np.ndarray,
     cards: np.ndarray,
@@ -823,106 +1003,37 @@ def _lsbn(
     t_trip = s["triplet_threshold"]
     if t_trip is None:  # the mb_weight graph's own elbow threshold (Table I)
         t_trip = part.thresholds[s["mb_weight"]]
-    strong = np.nan_to_num(w, nan=-np.inf) > float(t_trip)
-    wn = np.nan_to_num(w, nan=-np.inf)
-
-    votes = np.zeros((p, p))
-    # how many LocalLearn runs had both nodes of a pair, and how many of them found the edge
-    seen = np.zeros((p, p), dtype=np.int32)
-    found = np.zeros((p, p), dtype=np.int32)
-
-    def majority(u: int, v: int) -> bool:
-        """A conflict in no candidate triplet: the edge stays if most runs that saw the pair found
-        it; a tie goes to a strong pair (weight above the triplet threshold)."""
-        return bool(
-            2 * found[u, v] > seen[u, v] or (2 * found[u, v] == seen[u, v] and strong[u, v])
-        )
-
-    fallback = majority if s["conflict_fallback"] == "vote" else None
-    calls = {"learn": 0.0, "n_learn": 0}
-
-    # LocalLearn results by node set: sub-communities, triplet clusters and conflict contexts
-    # repeat (overlapping communities, the same conflict met in several merges), and a repeat
-    # of the same columns would learn the same structure again
-    learned: dict[bytes, tuple[frozenset[tuple[int, int]], np.ndarray]] = {}
-
-    def learn(nodes: np.ndarray) -> frozenset[tuple[int, int]]:
-        nodes = np.sort(np.asarray(nodes, dtype=np.int64))
-        if nodes.size < 2:
-            return frozenset()
-        key = nodes.tobytes()
-        if key not in learned:
-            t = time.perf_counter()
-            skel, v = learn_local(d, nodes, local_learner, s, rng)
-            calls["learn"] += time.perf_counter() - t
-            calls["n_learn"] += 1
-            seen[np.ix_(nodes, nodes)] += 1
-            found[np.ix_(nodes, nodes)] += skel
-            iu, ju = np.nonzero(np.triu(skel, 1))
-            learned[key] = (frozenset(zip(nodes[iu].tolist(), nodes[ju].tolist(), strict=True)), v)
-        edges, v = learned[key]
-        votes[np.ix_(nodes, nodes)] += v
-        return edges
-
     cap = int(s["max_size"])
-
-    def context(u: int, v: int) -> np.ndarray:
-        extra = np.flatnonzero(mb[u] | mb[v])
-        extra = extra[(extra != u) & (extra != v)]
-        extra = extra[np.argsort(-np.maximum(wn[u, extra], wn[v, extra]), kind="stable")]
-        return np.sort(np.concatenate([[u, v], extra[: cap - 2]]))
-
-    def merge(a: Piece, b: Piece) -> tuple[Piece, int, int]:
-        return merge_two(
-            a, b, strong=strong, relearn=learn, context=context, max_size=cap, vote=fallback
-        )
+    runs = _LocalRuns(d, local_learner, s, rng)
+    mergence = _Mergence(runs, mb, w, float(t_trip), cap, s["conflict_fallback"])
 
     # Algorithm 2, steps 2-4: sample sub-communities, learn each, merge within the community
-    t0 = time.perf_counter()
     subcommunities: list[list[int]] = []
     community_pieces: list[Piece] = []
-    n_conflicts = n_relearned = 0
-    t_merge = 0.0
     for comm in part.second_order:
         subs = sample_subcommunities(comm, mb, w, max_size=cap, rng=rng, return_cores=True)
-        pieces = [core_piece(sub, core, learn(sub)) for sub, core in subs]
+        pieces = [core_piece(sub, core, runs(sub)) for sub, core in subs]
         subcommunities += [sub.tolist() for sub, _ in subs]
-        tm = time.perf_counter()
-        learned_before = calls["learn"]
-        piece, c, r = merge_pieces(pieces, merge)
-        t_merge += time.perf_counter() - tm - (calls["learn"] - learned_before)
-        community_pieces.append(piece)
-        n_conflicts += c
-        n_relearned += r
-
+        community_pieces.append(mergence.merge_all(pieces))
     # Algorithm 3: mergence of the communities by largest Jaccard coefficient
-    tm = time.perf_counter()
-    learned_before = calls["learn"]
-    whole, c, r = merge_pieces(community_pieces, merge)
-    t_merge += time.perf_counter() - tm - (calls["learn"] - learned_before)
-    n_conflicts += c
-    n_relearned += r
-    timings["local_learn"] = calls["learn"]
-    timings["mergence"] = t_merge
+    whole = mergence.merge_all(community_pieces)
+    timings["local_learn"] = runs.seconds
+    timings["mergence"] = mergence.seconds
     logger.info(
         "LSBN(%s): %d communities, %d sub-communities, %d conflicts, %d re-learned, "
         "%d LocalLearn runs, %d edges",
         local_learner,
         len(part.second_order),
         len(subcommunities),
-        n_conflicts,
-        n_relearned,
-        int(calls["n_learn"]),
+        mergence.n_conflicts,
+        mergence.n_relearned,
+        runs.n_runs,
         len(whole.edges),
     )
 
     t0 = time.perf_counter()
-    skeleton = np.zeros((p, p), dtype=bool)
-    if whole.edges:
-        e = np.array(sorted(whole.edges), dtype=np.int64)
-        skeleton[e[:, 0], e[:, 1]] = True
-        skeleton |= skeleton.T
-    dag = orient(skeleton, votes)
+    skeleton = _skeleton(whole.edges, p)
+    dag = orient(skeleton, runs.votes)
     timings["orientation"] = time.perf_counter() - t0
     timings["total"] = time.perf_counter() - t_total + sum(prepared.timings.values())
     return LSBNResult(
@@ -930,9 +1041,9 @@ def _lsbn(
         skeleton=skeleton,
         communities=[list(map(int, c)) for c in part.second_order],
         subcommunities=subcommunities,
-        n_conflicts=n_conflicts,
-        n_relearned=n_relearned,
-        n_local_calls=int(calls["n_learn"]),
+        n_conflicts=mergence.n_conflicts,
+        n_relearned=mergence.n_relearned,
+        n_local_calls=runs.n_runs,
         timings=timings,
         ropart=part,
     )
