@@ -129,6 +129,38 @@ def test_conflicts_in_one_context_are_relearned_once():
     assert merged.edges == {(0, 3)}
 
 
+def test_prefetch_gets_every_node_set_to_relearn_in_order_before_the_first():
+    # conflict (0, 2) in the strong triangle 0-1-2; the weak conflict (3, 4) in its context
+    strong = STRONG.copy()
+    strong[3, 4] = strong[4, 3] = False
+    a = _piece([0, 1, 2, 3, 4], [(0, 1), (1, 2), (0, 2), (3, 4)])
+    b = _piece([0, 1, 2, 3, 4], [(0, 1), (1, 2)])
+    events = []
+
+    def relearn(nodes):
+        events.append(("relearn", sorted(np.asarray(nodes).tolist())))
+        return frozenset({(3, 4)})
+
+    def prefetch(node_sets):
+        events.append(("prefetch", [sorted(np.asarray(n).tolist()) for n in node_sets]))
+
+    merged, conflicts, relearned = merge_two(
+        a,
+        b,
+        strong=strong,
+        relearn=relearn,
+        context=lambda u, v: np.array([u, v, 5]),
+        prefetch=prefetch,
+    )
+    assert events == [
+        ("prefetch", [[0, 1, 2], [3, 4, 5]]),
+        ("relearn", [0, 1, 2]),
+        ("relearn", [3, 4, 5]),
+    ]
+    assert (conflicts, relearned) == (2, 2)
+    assert merged.edges == {(0, 1), (1, 2), (3, 4)}
+
+
 def test_vote_decides_conflicts_in_no_triplet_and_in_too_large_clusters():
     # (0, 2) lies in the candidate triplet 0-1-2, but its cluster (3 nodes) exceeds max_size 2:
     # like the weak pair (3, 4), it is decided by the vote, and nothing is re-learned
@@ -281,6 +313,24 @@ def test_lsbn_is_deterministic_given_the_generator(alarm_data):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(("learner", "fallback"), [("pc", "relearn"), ("model_averaging", "vote")])
+def test_the_result_is_the_same_for_any_number_of_processes(alarm_data, learner, fallback):
+    x, _ = alarm_data
+    kw = {**FAST, "max_size": 8, "conflict_fallback": fallback}
+    one, two = (
+        lsbn(x, local_learner=learner, rng=np.random.default_rng(5), n_jobs=n, **kw) for n in (1, 2)
+    )
+    assert one.n_relearned > 0 and one.n_local_calls > len(one.subcommunities) // 2
+    assert (one.adjacency == two.adjacency).all() and (one.skeleton == two.skeleton).all()
+    assert one.subcommunities == two.subcommunities
+    assert (one.n_conflicts, one.n_relearned, one.n_local_calls) == (
+        two.n_conflicts,
+        two.n_relearned,
+        two.n_local_calls,
+    )
+
+
+@pytest.mark.slow
 def test_prepared_partition_and_blankets_give_the_same_result(alarm_data):
     x, _ = alarm_data
     prepared = prepare(x, max_size=10)
@@ -330,6 +380,8 @@ X = np.random.default_rng(0).integers(0, 2, (200, 4))
         ({"local_learner": "pc", "mcmc_burn_in": 5000}, "mcmc_burn_in"),
         ({"local_learner": "pc", "typo_setting": 1}, "typo_setting"),
         ({"local_learner": "pc", "conflict_fallback": "coin"}, "conflict_fallback"),
+        ({"local_learner": "pc", "n_jobs": 0}, "n_jobs"),
+        ({"local_learner": "pc", "n_jobs": 1.5}, "n_jobs"),
     ],
 )
 def test_bad_input_raises_naming_it(kwargs, match):
