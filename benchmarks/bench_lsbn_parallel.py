@@ -7,10 +7,11 @@ LocalLearn runs ``--repeats`` times for every process count of ``--jobs`` (inter
 change of load on the machine hits every count alike), the first count being the reference.
 
 Printed per process count: the median wall seconds of the LSBN call and of its LocalLearn phase,
-the ratio of the reference's median to this one (> 1: faster), and whether the learned DAG,
+the ratio of the reference's median to this one (> 1: faster), the median CPU seconds (this
+process and its workers) and cores in use (CPU / wall), and whether the learned DAG,
 sub-communities and counts are identical to the reference's (they must be). The machine's core
-count and load average are printed first: on a shared machine the speed-up is bounded by the
-cores actually free.
+count and load average are printed too: on a shared machine the speed-up is bounded by the cores
+actually free, which the "cores" column shows.
 
 Usage::
 
@@ -35,6 +36,12 @@ from bnstudy.structure.lsbn import LOCAL_LEARNERS, LSBNResult, lsbn, prepare, se
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("BNSTUDY_DATA_MIRROR", ROOT.parent / "shared" / "data"))
 SEED = 20240601
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished child processes (the workers)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def _same(a: LSBNResult, b: LSBNResult) -> bool:
@@ -75,10 +82,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     wall: dict[int, list[float]] = {j: [] for j in args.jobs}
     local: dict[int, list[float]] = {j: [] for j in args.jobs}
+    cpu: dict[int, list[float]] = {j: [] for j in args.jobs}
     results: dict[int, LSBNResult] = {}
     for _ in range(args.repeats):
         for jobs in args.jobs:
-            t = time.perf_counter()
+            t, c = time.perf_counter(), _cpu_seconds()
             res = lsbn(
                 x,
                 local_learner=args.method,
@@ -88,6 +96,7 @@ def main(argv: list[str] | None = None) -> None:
                 **settings,
             )
             wall[jobs].append(time.perf_counter() - t)
+            cpu[jobs].append(_cpu_seconds() - c)
             local[jobs].append(res.timings["local_learn"])
             results.setdefault(jobs, res)
     ref = args.jobs[0]
@@ -99,15 +108,17 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(
         f"{'processes':>9} {'median s':>9} {'LocalLearn s':>12} {f'ratio vs {ref}':>11} "
-        f"{'identical':>9}  all runs (s)"
+        f"{'CPU s':>7} {'cores':>5} {'identical':>9}  all runs (s)"
     )
     t_ref = float(np.median(wall[ref]))
     for jobs in args.jobs:
         med = float(np.median(wall[jobs]))
         runs = " ".join(f"{s:.1f}" for s in wall[jobs])
+        cores = np.median(np.array(cpu[jobs]) / np.array(wall[jobs]))
         print(
             f"{jobs:>9} {med:>9.1f} {float(np.median(local[jobs])):>12.1f} "
-            f"{t_ref / med:>10.2f}x {'yes' if _same(results[jobs], res) else 'NO':>9}  {runs}",
+            f"{t_ref / med:>10.2f}x {float(np.median(cpu[jobs])):>7.1f} {cores:>5.2f} "
+            f"{'yes' if _same(results[jobs], res) else 'NO':>9}  {runs}",
             flush=True,
         )
 

@@ -26,6 +26,9 @@ Pipeline, following the paper's algorithms:
    say which pairs a sub-community decides; with PC on link (20000 rows) deciding all of them
    gave 739 additional edges (precision 0.44), deciding the core's pairs about 170 (0.77;
    global PC 0.96).
+   The runs are independent: each draws from its own generator, derived from one seed and its
+   node set, so with ``n_jobs > 1`` they run side by side in worker processes, with the same
+   result as one after another.
 5. **Conflict resolution (Algorithm 2, step 4) and mergence (Algorithm 3).** Two structures are
    merged by taking every pair decided by one of them alone as that one decides it, and every pair
    both decide on which they agree. A pair on which they disagree is a *conflict*. Following the
@@ -239,7 +242,7 @@ class LSBNResult:
         LocalLearn runs, sub-communities and re-learning together; a node set met again reuses
         its first result.
     timings : dict of str to float
-        Seconds per phase: ``ropart``, ``markov_blankets``, ``local_learn``, ``mergence``
+        Wall seconds per phase: ``ropart``, ``markov_blankets``, ``local_learn``, ``mergence``
         (conflict resolution included), ``orientation``, ``total``.
     ropart : RopartResult
         The partition, with its thresholds (Table I); over the non-constant columns only when
