@@ -35,7 +35,7 @@ from timed_script import run_json_script
 
 from bnstudy.metrics.structure import skeleton_metrics
 from bnstudy.networks import forward_sample, load_network
-from bnstudy.structure.lsbn import DEFAULTS, LOCAL_LEARNERS, lsbn, prepare
+from bnstudy.structure.lsbn import LOCAL_LEARNERS, lsbn, prepare, settings_from_config
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("BNSTUDY_DATA_MIRROR", ROOT.parent / "shared" / "data"))
@@ -78,8 +78,7 @@ def main(argv: list[str] | None = None) -> None:
     if unknown:
         parser.error(f"unknown method(s) {unknown}; expected some of {LOCAL_LEARNERS}")
 
-    cfg = yaml.safe_load(args.config.read_text())["lsbn"]
-    settings = {k: cfg[k] for k in DEFAULTS if k in cfg}
+    settings = settings_from_config(yaml.safe_load(args.config.read_text())["lsbn"])
     bn = load_network(args.data / "bif" / f"{args.network}.bif.gz")
     p = len(bn.nodes)
     idx = {v: i for i, v in enumerate(bn.nodes)}

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import yaml
 
 from bnstudy.metrics.structure import skeleton_metrics
 from bnstudy.networks import forward_sample, load_network
 from bnstudy.structure.hill_climb import is_dag
 from bnstudy.structure.lsbn import (
+    DEFAULTS,
     LOCAL_LEARNERS,
+    SETTINGS,
     Piece,
     core_piece,
     learn_global,
@@ -19,6 +22,7 @@ from bnstudy.structure.lsbn import (
     orient,
     prepare,
     sample_subcommunities,
+    settings_from_config,
 )
 
 
@@ -123,6 +127,38 @@ def test_conflicts_in_one_context_are_relearned_once():
     )
     assert calls == [[0, 1, 2, 3]] and (conflicts, relearned) == (2, 1)
     assert merged.edges == {(0, 3)}
+
+
+def test_prefetch_gets_every_node_set_to_relearn_in_order_before_the_first():
+    # conflict (0, 2) in the strong triangle 0-1-2; the weak conflict (3, 4) in its context
+    strong = STRONG.copy()
+    strong[3, 4] = strong[4, 3] = False
+    a = _piece([0, 1, 2, 3, 4], [(0, 1), (1, 2), (0, 2), (3, 4)])
+    b = _piece([0, 1, 2, 3, 4], [(0, 1), (1, 2)])
+    events = []
+
+    def relearn(nodes):
+        events.append(("relearn", sorted(np.asarray(nodes).tolist())))
+        return frozenset({(3, 4)})
+
+    def prefetch(node_sets):
+        events.append(("prefetch", [sorted(np.asarray(n).tolist()) for n in node_sets]))
+
+    merged, conflicts, relearned = merge_two(
+        a,
+        b,
+        strong=strong,
+        relearn=relearn,
+        context=lambda u, v: np.array([u, v, 5]),
+        prefetch=prefetch,
+    )
+    assert events == [
+        ("prefetch", [[0, 1, 2], [3, 4, 5]]),
+        ("relearn", [0, 1, 2]),
+        ("relearn", [3, 4, 5]),
+    ]
+    assert (conflicts, relearned) == (2, 2)
+    assert merged.edges == {(0, 1), (1, 2), (3, 4)}
 
 
 def test_vote_decides_conflicts_in_no_triplet_and_in_too_large_clusters():
@@ -277,6 +313,24 @@ def test_lsbn_is_deterministic_given_the_generator(alarm_data):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(("learner", "fallback"), [("pc", "relearn"), ("model_averaging", "vote")])
+def test_the_result_is_the_same_for_any_number_of_processes(alarm_data, learner, fallback):
+    x, _ = alarm_data
+    kw = {**FAST, "max_size": 8, "conflict_fallback": fallback}
+    one, two = (
+        lsbn(x, local_learner=learner, rng=np.random.default_rng(5), n_jobs=n, **kw) for n in (1, 2)
+    )
+    assert one.n_relearned > 0 and one.n_local_calls > len(one.subcommunities) // 2
+    assert (one.adjacency == two.adjacency).all() and (one.skeleton == two.skeleton).all()
+    assert one.subcommunities == two.subcommunities
+    assert (one.n_conflicts, one.n_relearned, one.n_local_calls) == (
+        two.n_conflicts,
+        two.n_relearned,
+        two.n_local_calls,
+    )
+
+
+@pytest.mark.slow
 def test_prepared_partition_and_blankets_give_the_same_result(alarm_data):
     x, _ = alarm_data
     prepared = prepare(x, max_size=10)
@@ -326,6 +380,8 @@ X = np.random.default_rng(0).integers(0, 2, (200, 4))
         ({"local_learner": "pc", "mcmc_burn_in": 5000}, "mcmc_burn_in"),
         ({"local_learner": "pc", "typo_setting": 1}, "typo_setting"),
         ({"local_learner": "pc", "conflict_fallback": "coin"}, "conflict_fallback"),
+        ({"local_learner": "pc", "n_jobs": 0}, "n_jobs"),
+        ({"local_learner": "pc", "n_jobs": 1.5}, "n_jobs"),
     ],
 )
 def test_bad_input_raises_naming_it(kwargs, match):
@@ -343,3 +399,22 @@ def test_unknown_global_method_and_global_model_averaging_raise():
 def test_bad_data_raises():
     with pytest.raises(ValueError):
         lsbn(-X, local_learner="pc", rng=np.random.default_rng(0))
+
+
+# The lsbn config keys that describe the study (what to run), not a setting of the learner.
+STUDY_KEYS = {"networks", "n_samples", "replicates", "methods"}
+
+
+@pytest.mark.parametrize("config", ["config.yaml", "smoke.yaml", "paper.yaml"])
+def test_every_config_key_is_a_setting_or_a_study_key(repo_root, config):
+    section = yaml.safe_load((repo_root / "config" / config).read_text())["lsbn"]
+    settings = settings_from_config(section)
+    assert set(settings) | STUDY_KEYS == set(section)
+    assert settings == {k: section[k] for k in section if k not in STUDY_KEYS}
+    assert set(SETTINGS) == set(DEFAULTS) >= set(settings)
+
+
+def test_settings_from_config_keeps_only_settings():
+    section = {"networks": ["alarm"], "methods": ["pc"], "max_size": 9, "mcmc_thin": 5}
+    assert settings_from_config(section) == {"max_size": 9, "mcmc_thin": 5}
+    assert settings_from_config({}) == {}

@@ -3,6 +3,10 @@
 Outputs: ``structure.npz`` (the learned DAG ``adjacency`` and ``skeleton``, node names) and
 ``metrics.csv`` (one row: hit / additional / missing edges, precision, recall, F, run time of the
 learning call, seed and provenance).
+
+LSBN makes its LocalLearn runs side by side in the rule's ``threads`` processes (the same result
+for any number; the run time is then wall-clock time over that many cores). The global baselines
+run in one process.
 """
 
 import logging
@@ -21,7 +25,20 @@ from bnstudy.utils import atomic_path, provenance, save_npz
 logger = logging.getLogger(__name__)
 
 
-def main(network, samples, structure, metrics, *, name, framework, method, rep, seed, settings):
+def main(
+    network,
+    samples,
+    structure,
+    metrics,
+    *,
+    name,
+    framework,
+    method,
+    rep,
+    seed,
+    settings,
+    threads=1,
+):
     bn = load_network(network)
     data = load_verified_npz(samples)
     nodes = [str(v) for v in data["nodes"]]
@@ -33,7 +50,7 @@ def main(network, samples, structure, metrics, *, name, framework, method, rep, 
         dag, skeleton = learn_global(data["samples"], method=method, rng=rng, **settings)
         extra = {}
     else:
-        res = lsbn(data["samples"], local_learner=method, rng=rng, **settings)
+        res = lsbn(data["samples"], local_learner=method, rng=rng, n_jobs=int(threads), **settings)
         dag, skeleton = res.adjacency, res.skeleton
         extra = {
             "n_communities": len(res.communities),
@@ -79,4 +96,5 @@ if __name__ == "__main__":
         rep=snakemake.wildcards.rep,
         seed=snakemake.params.seed,
         settings=snakemake.params.settings,
+        threads=snakemake.threads,
     )

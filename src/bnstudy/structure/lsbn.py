@@ -26,6 +26,9 @@ Pipeline, following the paper's algorithms:
    say which pairs a sub-community decides; with PC on link (20000 rows) deciding all of them
    gave 739 additional edges (precision 0.44), deciding the core's pairs about 170 (0.77;
    global PC 0.96).
+   The runs are independent: each draws from its own generator, derived from one seed and its
+   node set, so with ``n_jobs > 1`` they run side by side in worker processes, with the same
+   result as one after another.
 5. **Conflict resolution (Algorithm 2, step 4) and mergence (Algorithm 3).** Two structures are
    merged by taking every pair decided by one of them alone as that one decides it, and every pair
    both decide on which they agree. A pair on which they disagree is a *conflict*. Following the
@@ -68,7 +71,9 @@ References
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
+import multiprocessing
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -87,12 +92,15 @@ from bnstudy.structure.order_mcmc import MAX_VARIABLES, order_mcmc
 from bnstudy.structure.pc import pc
 from bnstudy.structure.ropart import RopartResult, ropart
 from bnstudy.structure.weights import WEIGHT_FUNCTIONS
+from bnstudy.utils import make_rng
 
 __all__ = [
+    "DEFAULTS",
     "GLOBAL_LEARNERS",
     "LOCAL_LEARNERS",
     "LSBNPrepared",
     "LSBNResult",
+    "SETTINGS",
     "Piece",
     "check_settings",
     "jaccard",
@@ -105,6 +113,7 @@ __all__ = [
     "orient",
     "prepare",
     "sample_subcommunities",
+    "settings_from_config",
 ]
 
 logger = logging.getLogger(__name__)
@@ -143,6 +152,32 @@ DEFAULTS: dict[str, Any] = {
     "mcmc_burn_in": 500,
     "mcmc_thin": 10,
 }
+#: Names of the LSBN settings, the keys of :data:`DEFAULTS`: the one list the workflow takes them
+#: from (:func:`settings_from_config`).
+SETTINGS: tuple[str, ...] = tuple(DEFAULTS)
+
+
+def settings_from_config(section: Mapping[str, Any]) -> dict[str, Any]:
+    """The LSBN settings of a config section, whatever else the section holds.
+
+    Parameters
+    ----------
+    section : mapping
+        E.g. the ``lsbn`` section of the study's config: the settings among its keys (those of
+        :data:`SETTINGS`) are taken, the others (networks, sample sizes, ...) left out; a setting
+        it lacks keeps its default.
+
+    Returns
+    -------
+    dict
+        Keyword arguments for :func:`lsbn`, :func:`prepare` and :func:`learn_global`.
+
+    Examples
+    --------
+    >>> settings_from_config({"networks": ["alarm"], "max_size": 15, "tau": 0.0})
+    {'max_size': 15, 'tau': 0.0}
+    """
+    return {key: section[key] for key in SETTINGS if key in section}
 
 
 @dataclass(frozen=True)
@@ -207,7 +242,7 @@ class LSBNResult:
         LocalLearn runs, sub-communities and re-learning together; a node set met again reuses
         its first result.
     timings : dict of str to float
-        Seconds per phase: ``ropart``, ``markov_blankets``, ``local_learn``, ``mergence``
+        Wall seconds per phase: ``ropart``, ``markov_blankets``, ``local_learn``, ``mergence``
         (conflict resolution included), ``orientation``, ``total``.
     ropart : RopartResult
         The partition, with its thresholds (Table I); over the non-constant columns only when
@@ -553,6 +588,7 @@ def merge_two(
     context: Callable[[int, int], np.ndarray],
     max_size: int | None = None,
     vote: Callable[[int, int], bool] | None = None,
+    prefetch: Callable[[list[np.ndarray]], None] | None = None,
 ) -> tuple[Piece, int, int]:
     """Merge two structures, resolving their conflicts by triplet clustering (Alg. 2, step 4).
 
@@ -572,6 +608,11 @@ def merge_two(
     vote : callable, optional
         ``vote(u, v)``: the decision on a conflicting pair in no (small enough) candidate
         triplet. Default: re-learn it on ``context(u, v)``.
+    prefetch : callable, optional
+        ``prefetch(node_sets)``: called once, when there is something to re-learn, with every
+        node set ``relearn`` is about to get, in order, before the first call (so the caller may
+        learn them side by side). Which node sets are re-learned does not depend on what
+        LocalLearn finds, only on the conflicts.
 
     Returns
     -------
@@ -586,51 +627,80 @@ def merge_two(
     edges = set((a.edges | b.edges) - conflicts)
     if not conflicts:
         return Piece(nodes, frozenset(edges), decided_ab), 0, 0
-    union = a.edges | b.edges
+    # the re-learning jobs: (nodes, the conflicting pairs their structure decides)
+    jobs = _triplet_jobs(a.edges | b.edges, conflicts, strong, max_size)
+    decided = set().union(*(inside for _, inside in jobs))
+    rest = sorted(conflicts - decided)
+    if vote is None:  # re-learn the pairs in no candidate triplet in their contexts
+        jobs += _context_jobs(rest, context)
+    if jobs and prefetch is not None:
+        prefetch([job_nodes for job_nodes, _ in jobs])
+    for job_nodes, inside in jobs:
+        edges |= inside & relearn(job_nodes)
+    if vote is not None:  # no candidate triplet: decided by the vote, after the re-learning
+        edges |= {e for e in rest if vote(*e)}
+    return Piece(nodes, frozenset(edges), decided_ab), len(conflicts), len(jobs)
+
+
+_Job = tuple[np.ndarray, set[tuple[int, int]]]
+
+
+def _triplet_jobs(
+    union: frozenset[tuple[int, int]],
+    conflicts: set[tuple[int, int]],
+    strong: np.ndarray,
+    max_size: int | None,
+) -> list[_Job]:
+    """The triplet clusters to re-learn, each with the conflicting pairs it decides.
+
+    The candidate triplets are the strong triangles of ``union`` through a conflicting pair; their
+    edges are clustered by LinkComm. A cluster decides the conflicting pairs inside it that no
+    earlier cluster decided; one with none, or larger than ``max_size``, is not re-learned.
+    """
     adj: dict[int, set[int]] = {}
     for u, v in union:
         if strong[u, v]:
             adj.setdefault(u, set()).add(v)
             adj.setdefault(v, set()).add(u)
-    # candidate triplets: strong triangles of the union through a conflicting pair
     tri_edges: set[tuple[int, int]] = set()
     for u, v in sorted(conflicts):
         if not strong[u, v]:
             continue
         for z in sorted(adj.get(u, set()) & adj.get(v, set())):
             tri_edges |= {(u, v), (min(u, z), max(u, z)), (min(v, z), max(v, z))}
+    if not tri_edges:
+        return []
+    tri = np.array(sorted(tri_edges), dtype=np.int64)
+    lc = link_communities(len(strong), tri)
+    jobs: list[_Job] = []
     decided: set[tuple[int, int]] = set()
-    n_relearned = 0
-    if tri_edges:
-        tri = np.array(sorted(tri_edges), dtype=np.int64)
-        lc = link_communities(len(strong), tri)
-        for label in np.unique(lc.edge_labels):
-            cluster = np.unique(tri[lc.edge_labels == label])
-            inside = {e for e in conflicts if e[0] in cluster and e[1] in cluster}
-            inside -= decided
-            if not inside or (max_size is not None and cluster.size > max_size):
-                continue  # too large a cluster: its pairs are decided as those in no triplet
-            learned = relearn(cluster)
-            n_relearned += 1
-            edges |= inside & learned
-            decided |= inside
-    rest = sorted(conflicts - decided)
-    if vote is not None:  # no candidate triplet: decided by the vote
-        edges |= {e for e in rest if vote(*e)}
-        return Piece(nodes, frozenset(edges), decided_ab), len(conflicts), n_relearned
-    # else re-learn the pair in its context, which also decides every other such pair with both
-    # ends in that context
+    for label in np.unique(lc.edge_labels):
+        cluster = np.unique(tri[lc.edge_labels == label])
+        inside = {e for e in conflicts if e[0] in cluster and e[1] in cluster}
+        inside -= decided
+        if not inside or (max_size is not None and cluster.size > max_size):
+            continue  # too large a cluster: its pairs are decided as those in no triplet
+        jobs.append((cluster, inside))
+        decided |= inside
+    return jobs
+
+
+def _context_jobs(
+    rest: list[tuple[int, int]], context: Callable[[int, int], np.ndarray]
+) -> list[_Job]:
+    """Conflicting pairs re-learned in their contexts: a context decides the pair and every other
+    pair of ``rest`` with both ends in it that no earlier context decided."""
+    jobs: list[_Job] = []
+    decided: set[tuple[int, int]] = set()
     for u, v in rest:
         if (u, v) in decided:
             continue
         ctx = context(u, v)
-        learned = relearn(ctx)
-        n_relearned += 1
         members = set(ctx.tolist())
         inside = {e for e in rest if e[0] in members and e[1] in members} - decided
-        edges |= inside & learned
+        jobs.append((ctx, inside))
         decided |= inside
-    return Piece(nodes, frozenset(edges), decided_ab), len(conflicts), n_relearned
+    return jobs
 
 
 def merge_pieces(
@@ -723,6 +793,7 @@ def lsbn(
     local_learner: str,
     rng: np.random.Generator,
     prepared: LSBNPrepared | None = None,
+    n_jobs: int = 1,
     **settings: Any,
 ) -> LSBNResult:
     """Learn a Bayesian network structure with the LSBN framework (Algorithms 1-3).
@@ -735,12 +806,19 @@ def lsbn(
         LocalLearn: order-MCMC model averaging (the paper's LSBN) or a baseline (its
         "LSBN-wrapped" variants).
     rng : numpy.random.Generator
-        Source of all randomness (sub-community sampling, order MCMC); the result is a
-        deterministic function of the data, the settings and the generator's state.
+        Source of all randomness; the result is a deterministic function of the data, the
+        settings and the generator's state. The sub-communities are sampled from it; then one
+        draw gives the seed of the LocalLearn runs (order MCMC): the run on node set ``S`` gets
+        its own generator, :func:`bnstudy.utils.make_rng` of that seed and ``S``, whatever the
+        order in which the runs are made.
     prepared : LSBNPrepared, optional
         ROPART and the Markov blankets from :func:`prepare` on the same data and settings
         (computed here if not given). Its phase times are reported in ``timings`` and counted in
         ``timings["total"]``, as if computed anew.
+    n_jobs : int, default 1
+        Processes for the LocalLearn runs: the runs of all sub-communities, and those of one
+        conflict resolution, are made side by side. The result is the same for every value; the
+        timings are wall-clock times.
     **settings
         Overrides of :data:`DEFAULTS`: ``weight_functions``, ``bins``, ``second_order_threshold``
         (ROPART); ``mb_weight``, ``mb_alpha`` (IAMB); ``max_size`` (sub-community cap);
@@ -773,6 +851,8 @@ def lsbn(
     [[0, 1, 0], [1, 0, 1], [0, 1, 0]]
     """
     s = check_settings(local_learner, settings)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs < 1:
+        raise ValueError(f"n_jobs {n_jobs!r} is not a positive integer")
     x, cards, keep = _varying(data)
     p_all = x.shape[1]
     if prepared is None:
@@ -784,7 +864,7 @@ def lsbn(
         raise ValueError(
             "prepared does not match the data: it was computed on other non-constant columns"
         )
-    res = _lsbn(x[:, keep], cards[keep], local_learner, s, rng, prepared)
+    res = _lsbn(x[:, keep], cards[keep], local_learner, s, rng, prepared, int(n_jobs))
     if keep.size == p_all:
         return res
     # constant columns: no edges, singleton communities; indices back to the full data
@@ -802,6 +882,240 @@ def lsbn(
     )
 
 
+class _LocalRuns:
+    """The LocalLearn runs of one LSBN call, by node set, with the evidence they leave.
+
+    Sub-communities, triplet clusters and conflict contexts repeat (overlapping communities, the
+    same conflict met in several merges), and a repeat of the same columns would learn the same
+    structure again: a node set met again reuses its first result.
+
+    Calling the object with a node set returns the edges LocalLearn finds on it (global indices,
+    ``u < v``), the ``relearn`` of :func:`merge_two`, and records the run's evidence. A run's
+    result depends on its node set only (its generator comes from ``seed`` and the nodes), so
+    :meth:`prefetch` may compute runs ahead, side by side in ``n_jobs`` processes: the evidence
+    is still recorded in the order of the calls, and everything is the same for any ``n_jobs``.
+
+    Use it as a context manager: leaving it shuts the worker processes down.
+
+    Attributes
+    ----------
+    votes : numpy.ndarray of float, shape (p, p)
+        Orientation evidence of every use of a result (a repeat votes again).
+    seen, found : numpy.ndarray of int32, shape (p, p)
+        How many distinct runs had both nodes of a pair, and how many of them found the edge.
+    seconds : float
+        Wall time spent learning.
+    n_runs : int
+        Distinct node sets learned.
+    """
+
+    def __init__(
+        self,
+        data: DiscreteData,
+        learner: str,
+        settings: Mapping[str, Any],
+        seed: int,
+        n_jobs: int = 1,
+    ) -> None:
+        p = data.n_variables
+        self._task = (data, learner, settings, seed)
+        self._n_jobs = n_jobs
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        # results computed ahead of their first call, and those already recorded
+        self._ahead: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+        self._results: dict[bytes, tuple[frozenset[tuple[int, int]], np.ndarray]] = {}
+        self.votes = np.zeros((p, p))
+        self.seen = np.zeros((p, p), dtype=np.int32)
+        self.found = np.zeros((p, p), dtype=np.int32)
+        self.seconds = 0.0
+        self.n_runs = 0
+
+    def __enter__(self) -> _LocalRuns:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+    def __call__(self, nodes: np.ndarray) -> frozenset[tuple[int, int]]:
+        nodes = np.sort(np.asarray(nodes, dtype=np.int64))
+        if nodes.size < 2:
+            return frozenset()
+        key = nodes.tobytes()
+        if key not in self._results:
+            self._results[key] = self._record(nodes, key)
+        edges, v = self._results[key]
+        self.votes[np.ix_(nodes, nodes)] += v
+        return edges
+
+    def prefetch(self, node_sets: Sequence[np.ndarray]) -> None:
+        """Compute the runs of the new node sets among ``node_sets`` now, side by side.
+
+        Nothing is recorded until the node set is called. With ``n_jobs=1``, or fewer than two new
+        node sets, nothing is done: they are learned when called.
+        """
+        new: dict[bytes, np.ndarray] = {}
+        for nodes in node_sets:
+            nodes = np.sort(np.asarray(nodes, dtype=np.int64))
+            key = nodes.tobytes()
+            if nodes.size >= 2 and key not in self._results and key not in self._ahead:
+                new.setdefault(key, nodes)
+        if self._n_jobs == 1 or len(new) < 2:
+            return
+        if self._pool is None:
+            self._pool = _worker_pool(self._n_jobs, self._task)
+        # the largest first, for an even load; each result goes back to its node set
+        todo = sorted(new.values(), key=len, reverse=True)
+        t = time.perf_counter()
+        for nodes, result in zip(todo, self._pool.map(_learn_in_worker, todo), strict=True):
+            self._ahead[nodes.tobytes()] = result
+        self.seconds += time.perf_counter() - t
+
+    def _record(
+        self, nodes: np.ndarray, key: bytes
+    ) -> tuple[frozenset[tuple[int, int]], np.ndarray]:
+        """The run of a node set met for the first time (computed now unless ahead), recorded in
+        ``seen`` and ``found``."""
+        if key in self._ahead:
+            skel, v = self._ahead.pop(key)
+        else:
+            t = time.perf_counter()
+            skel, v = _learn_nodes(nodes, *self._task)
+            self.seconds += time.perf_counter() - t
+        self.n_runs += 1
+        self.seen[np.ix_(nodes, nodes)] += 1
+        self.found[np.ix_(nodes, nodes)] += skel
+        iu, ju = np.nonzero(np.triu(skel, 1))
+        return frozenset(zip(nodes[iu].tolist(), nodes[ju].tolist(), strict=True)), v
+
+
+def _learn_nodes(
+    nodes: np.ndarray, data: DiscreteData, learner: str, settings: Mapping[str, Any], seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`learn_local` on one node set, with a generator derived from ``seed`` and the nodes."""
+    return learn_local(data, nodes, learner, settings, make_rng(seed, *nodes.tolist()))
+
+
+# The LocalLearn task of the worker processes: (data, learner, settings, seed).
+_WORKER_TASK: tuple[DiscreteData, str, Mapping[str, Any], int] | None = None
+
+
+def _init_worker(task: tuple[DiscreteData, str, Mapping[str, Any], int]) -> None:
+    global _WORKER_TASK
+    _WORKER_TASK = task
+
+
+def _learn_in_worker(nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    assert _WORKER_TASK is not None, "worker not initialised"
+    return _learn_nodes(nodes, *_WORKER_TASK)
+
+
+def _worker_pool(
+    n_jobs: int, task: tuple[DiscreteData, str, Mapping[str, Any], int]
+) -> concurrent.futures.ProcessPoolExecutor:
+    """``n_jobs`` processes that run LocalLearn on node sets of one dataset.
+
+    Forked where the platform allows it (the data is then shared, not copied), spawned elsewhere.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    return concurrent.futures.ProcessPoolExecutor(
+        max_workers=n_jobs, mp_context=context, initializer=_init_worker, initargs=(task,)
+    )
+
+
+class _Mergence:
+    """Conflict resolution and mergence (Algorithm 2, step 4; Algorithm 3) of one LSBN call.
+
+    Parameters
+    ----------
+    runs : _LocalRuns
+        LocalLearn, for re-learning triplet clusters and conflict contexts.
+    blankets : numpy.ndarray of bool, shape (p, p)
+        The inner Markov graph.
+    weights : numpy.ndarray of float, shape (p, p)
+        The ``mb_weight`` graph (NaN diagonal).
+    threshold : float
+        The triplet threshold: pairs of larger weight are *strong*.
+    max_size : int
+        The sub-community cap (largest triplet cluster or conflict context re-learned).
+    fallback : {"vote", "relearn"}
+        How a conflict in no candidate triplet is decided.
+
+    Attributes
+    ----------
+    n_conflicts, n_relearned : int
+        Totals over all merges so far.
+    seconds : float
+        Time spent merging, LocalLearn excluded.
+    """
+
+    def __init__(
+        self,
+        runs: _LocalRuns,
+        blankets: np.ndarray,
+        weights: np.ndarray,
+        threshold: float,
+        max_size: int,
+        fallback: str,
+    ) -> None:
+        self._runs = runs
+        self._blankets = blankets
+        self._weights = np.nan_to_num(weights, nan=-np.inf)
+        self._strong = self._weights > float(threshold)
+        self._cap = max_size
+        self._vote = self._majority if fallback == "vote" else None
+        self.n_conflicts = self.n_relearned = 0
+        self.seconds = 0.0
+
+    def merge_all(self, pieces: Sequence[Piece]) -> Piece:
+        """The pieces merged into one by :func:`merge_pieces`, counted and timed."""
+        t = time.perf_counter()
+        learning_before = self._runs.seconds
+        whole, c, r = merge_pieces(pieces, self._merge)
+        self.seconds += time.perf_counter() - t - (self._runs.seconds - learning_before)
+        self.n_conflicts += c
+        self.n_relearned += r
+        return whole
+
+    def _merge(self, a: Piece, b: Piece) -> tuple[Piece, int, int]:
+        return merge_two(
+            a,
+            b,
+            strong=self._strong,
+            relearn=self._runs,
+            context=self._context,
+            max_size=self._cap,
+            vote=self._vote,
+            prefetch=self._runs.prefetch,
+        )
+
+    def _majority(self, u: int, v: int) -> bool:
+        """A conflict in no candidate triplet: the edge stays if most runs that saw the pair found
+        it; a tie goes to a strong pair (weight above the triplet threshold)."""
+        found, seen = self._runs.found[u, v], self._runs.seen[u, v]
+        return bool(2 * found > seen or (2 * found == seen and self._strong[u, v]))
+
+    def _context(self, u: int, v: int) -> np.ndarray:
+        """``{u, v}`` with the members of ``MB(u) u MB(v)`` of largest weight, within the cap."""
+        wn = self._weights
+        extra = np.flatnonzero(self._blankets[u] | self._blankets[v])
+        extra = extra[(extra != u) & (extra != v)]
+        extra = extra[np.argsort(-np.maximum(wn[u, extra], wn[v, extra]), kind="stable")]
+        return np.sort(np.concatenate([[u, v], extra[: self._cap - 2]]))
+
+
+def _skeleton(edges: frozenset[tuple[int, int]], p: int) -> np.ndarray:
+    """The symmetric ``(p, p)`` adjacency of undirected edges."""
+    skeleton = np.zeros((p, p), dtype=bool)
+    if edges:
+        e = np.array(sorted(edges), dtype=np.int64)
+        skeleton[e[:, 0], e[:, 1]] = True
+        skeleton |= skeleton.T
+    return skeleton
+
+
 def _lsbn(
     x: np.ndarray,
     cards: np.ndarray,
@@ -809,6 +1123,7 @@ def _lsbn(
     s: Mapping[str, Any],
     rng: np.random.Generator,
     prepared: LSBNPrepared,
+    n_jobs: int,
 ) -> LSBNResult:
     """LSBN on validated data without constant columns (see :func:`lsbn`)."""
     d = as_discrete_data(x, cards)
@@ -823,106 +1138,44 @@ def _lsbn(
     t_trip = s["triplet_threshold"]
     if t_trip is None:  # the mb_weight graph's own elbow threshold (Table I)
         t_trip = part.thresholds[s["mb_weight"]]
-    strong = np.nan_to_num(w, nan=-np.inf) > float(t_trip)
-    wn = np.nan_to_num(w, nan=-np.inf)
-
-    votes = np.zeros((p, p))
-    # how many LocalLearn runs had both nodes of a pair, and how many of them found the edge
-    seen = np.zeros((p, p), dtype=np.int32)
-    found = np.zeros((p, p), dtype=np.int32)
-
-    def majority(u: int, v: int) -> bool:
-        """A conflict in no candidate triplet: the edge stays if most runs that saw the pair found
-        it; a tie goes to a strong pair (weight above the triplet threshold)."""
-        return bool(
-            2 * found[u, v] > seen[u, v] or (2 * found[u, v] == seen[u, v] and strong[u, v])
-        )
-
-    fallback = majority if s["conflict_fallback"] == "vote" else None
-    calls = {"learn": 0.0, "n_learn": 0}
-
-    # LocalLearn results by node set: sub-communities, triplet clusters and conflict contexts
-    # repeat (overlapping communities, the same conflict met in several merges), and a repeat
-    # of the same columns would learn the same structure again
-    learned: dict[bytes, tuple[frozenset[tuple[int, int]], np.ndarray]] = {}
-
-    def learn(nodes: np.ndarray) -> frozenset[tuple[int, int]]:
-        nodes = np.sort(np.asarray(nodes, dtype=np.int64))
-        if nodes.size < 2:
-            return frozenset()
-        key = nodes.tobytes()
-        if key not in learned:
-            t = time.perf_counter()
-            skel, v = learn_local(d, nodes, local_learner, s, rng)
-            calls["learn"] += time.perf_counter() - t
-            calls["n_learn"] += 1
-            seen[np.ix_(nodes, nodes)] += 1
-            found[np.ix_(nodes, nodes)] += skel
-            iu, ju = np.nonzero(np.triu(skel, 1))
-            learned[key] = (frozenset(zip(nodes[iu].tolist(), nodes[ju].tolist(), strict=True)), v)
-        edges, v = learned[key]
-        votes[np.ix_(nodes, nodes)] += v
-        return edges
-
     cap = int(s["max_size"])
 
-    def context(u: int, v: int) -> np.ndarray:
-        extra = np.flatnonzero(mb[u] | mb[v])
-        extra = extra[(extra != u) & (extra != v)]
-        extra = extra[np.argsort(-np.maximum(wn[u, extra], wn[v, extra]), kind="stable")]
-        return np.sort(np.concatenate([[u, v], extra[: cap - 2]]))
-
-    def merge(a: Piece, b: Piece) -> tuple[Piece, int, int]:
-        return merge_two(
-            a, b, strong=strong, relearn=learn, context=context, max_size=cap, vote=fallback
-        )
-
-    # Algorithm 2, steps 2-4: sample sub-communities, learn each, merge within the community
-    t0 = time.perf_counter()
-    subcommunities: list[list[int]] = []
-    community_pieces: list[Piece] = []
-    n_conflicts = n_relearned = 0
-    t_merge = 0.0
-    for comm in part.second_order:
-        subs = sample_subcommunities(comm, mb, w, max_size=cap, rng=rng, return_cores=True)
-        pieces = [core_piece(sub, core, learn(sub)) for sub, core in subs]
-        subcommunities += [sub.tolist() for sub, _ in subs]
-        tm = time.perf_counter()
-        learned_before = calls["learn"]
-        piece, c, r = merge_pieces(pieces, merge)
-        t_merge += time.perf_counter() - tm - (calls["learn"] - learned_before)
-        community_pieces.append(piece)
-        n_conflicts += c
-        n_relearned += r
-
-    # Algorithm 3: mergence of the communities by largest Jaccard coefficient
-    tm = time.perf_counter()
-    learned_before = calls["learn"]
-    whole, c, r = merge_pieces(community_pieces, merge)
-    t_merge += time.perf_counter() - tm - (calls["learn"] - learned_before)
-    n_conflicts += c
-    n_relearned += r
-    timings["local_learn"] = calls["learn"]
-    timings["mergence"] = t_merge
+    # Algorithm 2, step 2: the sub-communities of every community, with their cores
+    samples = [
+        sample_subcommunities(comm, mb, w, max_size=cap, rng=rng, return_cores=True)
+        for comm in part.second_order
+    ]
+    seed = int(rng.integers(2**63))  # the LocalLearn runs' generators derive from it
+    with _LocalRuns(d, local_learner, s, seed, n_jobs) as runs:
+        # Algorithm 2, step 3: LocalLearn on every sub-community (side by side when n_jobs > 1)
+        runs.prefetch([sub for subs in samples for sub, _ in subs])
+        mergence = _Mergence(runs, mb, w, float(t_trip), cap, s["conflict_fallback"])
+        # Algorithm 2, step 4: each community's sub-community structures merged
+        community_pieces = [
+            mergence.merge_all([core_piece(sub, core, runs(sub)) for sub, core in subs])
+            for subs in samples
+        ]
+        # Algorithm 3: mergence of the communities by largest Jaccard coefficient
+        whole = mergence.merge_all(community_pieces)
+    subcommunities = [sub.tolist() for subs in samples for sub, _ in subs]
+    timings["local_learn"] = runs.seconds
+    timings["mergence"] = mergence.seconds
     logger.info(
         "LSBN(%s): %d communities, %d sub-communities, %d conflicts, %d re-learned, "
-        "%d LocalLearn runs, %d edges",
+        "%d LocalLearn runs, %d edges, %d process(es)",
         local_learner,
         len(part.second_order),
         len(subcommunities),
-        n_conflicts,
-        n_relearned,
-        int(calls["n_learn"]),
+        mergence.n_conflicts,
+        mergence.n_relearned,
+        runs.n_runs,
         len(whole.edges),
+        n_jobs,
     )
 
     t0 = time.perf_counter()
-    skeleton = np.zeros((p, p), dtype=bool)
-    if whole.edges:
-        e = np.array(sorted(whole.edges), dtype=np.int64)
-        skeleton[e[:, 0], e[:, 1]] = True
-        skeleton |= skeleton.T
-    dag = orient(skeleton, votes)
+    skeleton = _skeleton(whole.edges, p)
+    dag = orient(skeleton, runs.votes)
     timings["orientation"] = time.perf_counter() - t0
     timings["total"] = time.perf_counter() - t_total + sum(prepared.timings.values())
     return LSBNResult(
@@ -930,9 +1183,9 @@ def _lsbn(
         skeleton=skeleton,
         communities=[list(map(int, c)) for c in part.second_order],
         subcommunities=subcommunities,
-        n_conflicts=n_conflicts,
-        n_relearned=n_relearned,
-        n_local_calls=int(calls["n_learn"]),
+        n_conflicts=mergence.n_conflicts,
+        n_relearned=mergence.n_relearned,
+        n_local_calls=runs.n_runs,
         timings=timings,
         ropart=part,
     )
