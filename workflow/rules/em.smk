@@ -255,6 +255,8 @@ rule make_table_em_claims:
         table3=table("em", "table3_sharing_correlations")["csv"],
         table4=table("em", "table4_mini_adapt")["csv"],
         metrics=table("em", "error_metrics")["csv"],
+        paper3="workflow/published/em_table3.tsv",
+        catalog="workflow/published/claims.tsv",
     output:
         csv=report(
             table("em", "claims")["csv"],
@@ -272,6 +274,8 @@ rule make_table_em_claims:
     threads: 1
     resources:
         mem_mb=500,
+    params:
+        scale=lambda wildcards: study_scale(),
     message:
         "Checking the EM paper's claims"
     script:

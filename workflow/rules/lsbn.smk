@@ -218,6 +218,7 @@ rule make_table_lsbn_comparison:
 rule make_table_lsbn_claims:
     input:
         runs="reports/lsbn/tables/runs.csv",
+        catalog="workflow/published/claims.tsv",
     output:
         csv=report(
             table("lsbn", "claims")["csv"],
@@ -235,6 +236,8 @@ rule make_table_lsbn_claims:
     threads: 1
     resources:
         mem_mb=500,
+    params:
+        scale=lambda wildcards: study_scale(),
     message:
         "Checking the LSBN paper's claims"
     script:

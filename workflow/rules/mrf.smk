@@ -270,6 +270,7 @@ rule make_table_mrf_claims:
         summary=table("mrf", "summary")["csv"],
         runtime=table("mrf", "table1_runtime")["csv"],
         senate=table("mrf", "table2_senate")["csv"],
+        catalog="workflow/published/claims.tsv",
     output:
         csv=report(
             table("mrf", "claims")["csv"],
@@ -287,6 +288,8 @@ rule make_table_mrf_claims:
     threads: 1
     resources:
         mem_mb=500,
+    params:
+        scale=lambda wildcards: study_scale(),
     message:
         "Checking the MRF paper's claims"
     script:
