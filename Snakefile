@@ -36,3 +36,4 @@ rule all:
         rules.em.input,
         rules.mrf.input,
         rules.lsbn.input,
+        rules.make_scorecard.output,
