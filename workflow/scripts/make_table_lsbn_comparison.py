@@ -11,6 +11,7 @@ import pandas as pd
 from bnstudy.logs import configure_logging
 from bnstudy.report import write_table
 from bnstudy.studies.lsbn.tables import aracne_threshold_table, comparison_table, metric_summary
+from bnstudy.utils import atomic_path
 
 logger = logging.getLogger(__name__)
 
@@ -24,7 +25,8 @@ SUMMARIES = {
 
 def main(metrics, runs_csv, comparison, summaries, aracne, *, tau):
     runs = pd.concat([pd.read_csv(f) for f in metrics], ignore_index=True)
-    runs.to_csv(runs_csv, index=False)
+    with atomic_path(runs_csv) as tmp:
+        runs.to_csv(tmp, index=False)
     write_table(
         aracne_threshold_table(runs, tau),
         *aracne,
