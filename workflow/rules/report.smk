@@ -97,9 +97,11 @@ rule compare_discretization:
         "../scripts/compare_discretization.py"
 
 
-# The scale a run's claims are checked at: the config's name (config.yaml is the laptop scale).
+# The scale a run's claims are checked at: the name of the config file that runs (the last
+# --configfile, else the Snakefile's configfile; config.yaml is the laptop scale).
 def study_scale():
-    name = Path(workflow.configfiles[-1]).stem if workflow.configfiles else "config"
+    files = workflow.overwrite_configfiles or workflow.configfiles
+    name = Path(files[-1]).stem if files else "config"
     return "laptop" if name == "config" else name
 
 
