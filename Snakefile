@@ -51,3 +51,4 @@ rule all:
         rules.mrf.input,
         rules.lsbn.input,
         rules.provenance.input,
+        rules.make_scorecard.output,

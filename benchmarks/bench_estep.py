@@ -30,14 +30,13 @@ import argparse
 import logging
 import multiprocessing as mp
 import os
-import statistics
 import sys
 import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from timing import median_time
 
 from bnstudy.inference import JunctionTree
 from bnstudy.networks import DiscreteBayesianNetwork, forward_sample, load_network, samples_to_frame
@@ -46,15 +45,6 @@ from bnstudy.parameters.sharing import identical_cpt_sets
 logger = logging.getLogger("bench_estep")
 
 ALARM_HIDDEN = ["HYPOVOLEMIA", "LVEDVOLUME", "STROKEVOLUME"]
-
-
-def _median_time(fn: Callable[[], object], repeats: int) -> tuple[float, list[float]]:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), times
 
 
 def _data(bn: DiscreteBayesianNetwork, n: int, seed: int) -> np.ndarray:
@@ -70,13 +60,13 @@ def time_ours(
         jt = JunctionTree(bn, hidden)
         jt.expected_counts(x[:, [bn.index(v) for v in jt.observed_]], bn.cpts)
 
-    t_cold, _ = _median_time(cold, max(1, min(repeats, 5)))
+    t_cold = median_time(cold, max(1, min(repeats, 5))).median
     t0 = time.perf_counter()
     jt = JunctionTree(bn, hidden)
     t_compile = time.perf_counter() - t0
     ev = x[:, [bn.index(v) for v in jt.observed_]]
     jt.expected_counts(ev, bn.cpts)
-    t_warm, _ = _median_time(lambda: jt.expected_counts(ev, bn.cpts), repeats)
+    t_warm = median_time(lambda: jt.expected_counts(ev, bn.cpts), repeats).median
     counts, ll = jt.expected_counts(ev, bn.cpts)
     return {
         "hidden": len(jt.hidden_),
@@ -119,9 +109,9 @@ def time_pgmpy(
         est.get_parameters(latent_card=latent_card, max_iter=1, seed=0, show_progress=False)
         holder["est"] = est
 
-    t_iter, _ = _median_time(iteration, repeats)
+    t_iter = median_time(iteration, repeats).median
     est = holder["est"]  # its model_copy holds CPDs for every node, as inside get_parameters
-    t_e, _ = _median_time(lambda: est._compute_weights(1, latent_card, 1000), repeats)
+    t_e = median_time(lambda: est._compute_weights(1, latent_card, 1000), repeats).median
     return {"iteration_s": t_iter, "estep_s": t_e}
 
 

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+from timing import median_time
 
 from bnstudy.networks import forward_sample, load_network, samples_to_frame
 
@@ -30,15 +29,6 @@ DEFAULT_DATA = Path(
         "BNSTUDY_DATA_MIRROR", Path(__file__).resolve().parents[1].parent / "shared" / "data"
     )
 )
-
-
-def _median_time(fn, repeats: int) -> float:
-    times = []
-    for r in range(repeats):
-        t0 = time.perf_counter()
-        fn(r)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def bench_network(path: Path, n: int, repeats: int, pgmpy_repeats: int) -> dict[str, float]:
@@ -64,9 +54,9 @@ def bench_network(path: Path, n: int, repeats: int, pgmpy_repeats: int) -> dict[
 
     return {
         "nodes": len(bn.nodes),
-        "ours": _median_time(ours, repeats),
-        "ours_frame": _median_time(ours_frame, repeats),
-        "pgmpy": _median_time(theirs, pgmpy_repeats),
+        "ours": median_time(ours, repeats, pass_repeat=True).median,
+        "ours_frame": median_time(ours_frame, repeats, pass_repeat=True).median,
+        "pgmpy": median_time(theirs, pgmpy_repeats, pass_repeat=True).median,
     }
 
 

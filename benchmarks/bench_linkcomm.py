@@ -22,12 +22,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from timing import median_time
 
 from bnstudy.networks import forward_sample, load_network
 from bnstudy.structure.linkcomm import link_communities
@@ -41,21 +39,12 @@ DEFAULT_DATA = Path(
 )
 
 
-def _median_time(fn: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def bench_network(path: Path, n: int, repeats: int) -> None:
     """Print median seconds of the weights, LinkComm per weight function, and ROPART."""
     bn = load_network(path)
     x = forward_sample(bn, n, rng=np.random.default_rng(0))
     p = x.shape[1]
-    t_weights = _median_time(lambda: weight_matrices(x), repeats)
+    t_weights = median_time(lambda: weight_matrices(x), repeats).median
     weights = weight_matrices(x)
     print(f"{bn.name}: {p} variables, {n} samples")
     print(f"  weights (all 7, one pass of counts): {t_weights:8.3f} s")
@@ -64,7 +53,7 @@ def bench_network(path: Path, n: int, repeats: int) -> None:
         w = weights[m]
         edges = prune(w, elbow_threshold(w))
         ew = w[edges[:, 0], edges[:, 1]]
-        t = _median_time(lambda e=edges, v=ew: link_communities(p, e, v), repeats)
+        t = median_time(lambda e=edges, v=ew: link_communities(p, e, v), repeats).median
         deg = np.bincount(edges.ravel(), minlength=p)
         pairs = int((deg * (deg - 1) // 2).sum())
         total += t
@@ -73,7 +62,7 @@ def bench_network(path: Path, n: int, repeats: int) -> None:
             flush=True,
         )
     print(f"  linkcomm, sum over the 7 pruned graphs:  {total:8.3f} s")
-    t_ropart = _median_time(lambda: ropart(x), repeats)
+    t_ropart = median_time(lambda: ropart(x), repeats).median
     print(f"  ropart (Algorithm 1, end to end):        {t_ropart:8.3f} s", flush=True)
 
 

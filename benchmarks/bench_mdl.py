@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import time
 from pathlib import Path
 
 import numpy as np
+from timing import median_time
 
 from bnstudy.data.discretize import MDLDiscretizer, imresize_bicubic, pool_images
 from bnstudy.data.readers import read_letter, read_mnist
@@ -29,15 +29,6 @@ DEFAULT_DATA = Path(
         "BNSTUDY_DATA_MIRROR", Path(__file__).resolve().parents[1].parent / "shared" / "data"
     )
 )
-
-
-def _median_time(fn, repeats: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), result
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -67,7 +58,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'data':<16} {'shape':>12} {'selection':>14} {'fit s':>8} {'states':>7} {'max':>4}")
     for name, (x, y) in inputs.items():
         for selection in ("best", "best_accepted"):
-            seconds, mdl = _median_time(
+            seconds, _, mdl = median_time(
                 lambda x=x, y=y, s=selection: MDLDiscretizer(cut_selection=s).fit(x, y),
                 args.repeats,
             )

@@ -17,13 +17,13 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
+
+from timing import median_time
 
 from bnstudy.networks import DiscreteBayesianNetwork, read_bif, read_net, write_net
 
@@ -41,15 +41,6 @@ t0 = time.perf_counter()
 NETReader(sys.argv[1]).get_model()
 print(time.perf_counter() - t0)
 """
-
-
-def _median_time(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -71,7 +62,7 @@ def main(argv: list[str] | None = None) -> None:
         asia = get_example_model("asia")
 
     adapt = args.data / "adapt" / "adapt10_v7e.net"
-    ours = _median_time(lambda: read_net(adapt), args.repeats)
+    ours = median_time(lambda: read_net(adapt), args.repeats).median
     bn = read_net(adapt)
     print(
         f"read_net(ADAPT): median {ours:.4f} s over {args.repeats} ({len(bn.nodes)} nodes, "
@@ -106,12 +97,12 @@ def main(argv: list[str] | None = None) -> None:
             write_net(read_bif(args.data / "bif" / f"{name}.bif.gz"), files[f"{name} (write_net)"])
         for label, path in files.items():
             n_nodes = len(read_net(path).nodes)
-            o = _median_time(lambda path=path: read_net(path), args.repeats)
+            o = median_time(lambda path=path: read_net(path), args.repeats).median
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                t = _median_time(
+                t = median_time(
                     lambda path=path: NETReader(str(path)).get_model(), args.pgmpy_repeats
-                )
+                ).median
             print(f"{label:<22} {n_nodes:>5} {o:>9.4f} {t:>10.3f} {t / o:>10.0f}x", flush=True)
 
     print(
@@ -119,7 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     for name in ("alarm", "pigs", "link"):
         path = args.data / "bif" / f"{name}.bif.gz"
-        o = _median_time(lambda path=path: read_bif(path), args.repeats)
+        o = median_time(lambda path=path: read_bif(path), args.repeats).median
 
         def pgmpy_read(path: Path = path) -> DiscreteBayesianNetwork:
             with gzip.open(path, "rt", encoding="utf-8") as fh:  # BIFReader cannot read .gz itself
@@ -127,7 +118,7 @@ def main(argv: list[str] | None = None) -> None:
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            t = _median_time(pgmpy_read, args.pgmpy_repeats)
+            t = median_time(pgmpy_read, args.pgmpy_repeats).median
         print(
             f"{name:<22} {len(read_bif(path).nodes):>5} {o:>9.4f} {t:>10.3f} {t / o:>10.0f}x",
             flush=True,

@@ -34,16 +34,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import tempfile
 import textwrap
-import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 from timed_script import run_json_script
+from timing import median_time
 
 from bnstudy.metrics.structure import skeleton_metrics
 from bnstudy.networks import forward_sample, load_network
@@ -91,15 +90,6 @@ PGMPY_SCRIPT = textwrap.dedent(
     print(json.dumps({"seconds": seconds, "edges": [[idx[u], idx[v]] for u, v in graph.edges()]}))
     """
 )
-
-
-def _median_time(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def _run_pgmpy(
@@ -191,7 +181,8 @@ def bench_network(name: str, args: argparse.Namespace) -> list[dict[str, object]
     rows: list[dict[str, object]] = []
 
     def ours(fn: Callable[[], np.ndarray]) -> tuple[float, np.ndarray]:
-        return _median_time(fn, args.repeats)  # type: ignore[return-value]
+        timing = median_time(fn, args.repeats)
+        return timing.median, timing.result  # type: ignore[return-value]
 
     t, g = ours(lambda: aracne(x, cards=cards))
     rows.append({"method": "ARACNE", "ours": t, "f1": f1(g)})

@@ -256,6 +256,8 @@ rule make_table_em_claims:
         table3=table("em", "table3_sharing_correlations")["csv"],
         table4=table("em", "table4_mini_adapt")["csv"],
         metrics=table("em", "error_metrics")["csv"],
+        paper3="workflow/published/em_table3.tsv",
+        catalog="workflow/published/claims.tsv",
     output:
         csv=report(
             table("em", "claims")["csv"],
@@ -275,6 +277,7 @@ rule make_table_em_claims:
         mem_mb=500,
     params:
         code=code_version("make_table_em_claims.py"),
+        scale=lambda wildcards: study_scale(),
     message:
         "Checking the EM paper's claims"
     script:

@@ -224,6 +224,7 @@ rule make_table_lsbn_comparison:
 rule make_table_lsbn_claims:
     input:
         runs="reports/lsbn/tables/runs.csv",
+        catalog="workflow/published/claims.tsv",
     output:
         csv=report(
             table("lsbn", "claims")["csv"],
@@ -243,6 +244,7 @@ rule make_table_lsbn_claims:
         mem_mb=500,
     params:
         code=code_version("make_table_lsbn_claims.py"),
+        scale=lambda wildcards: study_scale(),
     message:
         "Checking the LSBN paper's claims"
     script:

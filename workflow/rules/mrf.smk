@@ -282,6 +282,7 @@ rule make_table_mrf_claims:
         summary=table("mrf", "summary")["csv"],
         runtime=table("mrf", "table1_runtime")["csv"],
         senate=table("mrf", "table2_senate")["csv"],
+        catalog="workflow/published/claims.tsv",
     output:
         csv=report(
             table("mrf", "claims")["csv"],
@@ -301,6 +302,7 @@ rule make_table_mrf_claims:
         mem_mb=500,
     params:
         code=code_version("make_table_mrf_claims.py"),
+        scale=lambda wildcards: study_scale(),
     message:
         "Checking the MRF paper's claims"
     script:

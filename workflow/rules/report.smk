@@ -98,3 +98,61 @@ rule compare_discretization:
         "Comparing our MDL discretization with the authors'"
     script:
         "../scripts/compare_discretization.py"
+
+
+# The scale a run's claims are checked at: the name of the config file that runs (the last
+# --configfile, else the Snakefile's configfile; config.yaml is the laptop scale).
+def study_scale():
+    files = workflow.overwrite_configfiles or workflow.configfiles
+    name = Path(files[-1]).stem if files else "config"
+    return "laptop" if name == "config" else name
+
+
+# The scale whose archived claims tables (archive/<scale>/claims/<paper>.csv) the scorecard shows
+# beside this run's; a paper without one shows "not run at this scale".
+ARCHIVE_SCALE = "paper_cpu"
+
+
+def archived_claims():
+    paths = {
+        p: f"archive/{ARCHIVE_SCALE}/claims/{p}.csv"
+        for p in ("tan", "em", "mrf", "lsbn")
+    }
+    return {p: path for p, path in paths.items() if Path(path).exists()}
+
+
+# The scorecard: every claim of the four papers with its verdict, the deviations beside it. Its
+# summary (scorecard.rst) is the landing text of the HTML report (workflow/report/workflow.rst).
+rule make_scorecard:
+    input:
+        claims_tan=table("tan", "claims")["csv"],
+        claims_em=table("em", "claims")["csv"],
+        claims_mrf=table("mrf", "claims")["csv"],
+        claims_lsbn=table("lsbn", "claims")["csv"],
+        archived=lambda wildcards: list(archived_claims().values()),
+        deviations="workflow/published/deviations.tsv",
+    output:
+        csv=report(
+            "reports/scorecard.csv",
+            caption="../report/scorecard.rst",
+            category="Claims scorecard",
+            labels={"table": "scorecard: every claim and its verdict"},
+        ),
+        md="reports/scorecard.md",
+        rst="reports/scorecard.rst",
+    log:
+        "logs/make_scorecard.log",
+    benchmark:
+        "benchmarks/results/make_scorecard.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+    params:
+        papers=["tan", "em", "mrf", "lsbn"],
+        archived=lambda wildcards: archived_claims(),
+    message:
+        "The claims scorecard"
+    script:
+        "../scripts/make_scorecard.py"

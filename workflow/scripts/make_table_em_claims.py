@@ -1,4 +1,4 @@
-"""The EM paper's statements about its results, each checked on ours.
+"""Reed & Mengshoel (2014): the paper's claims checked on our runs, in the claims contract.
 
 Outputs: ``reports/em/tables/claims.{csv,md}``.
 """
@@ -9,19 +9,23 @@ import pandas as pd
 
 from bnstudy.logs import configure_logging
 from bnstudy.report import write_table
-from bnstudy.studies.em.tables import paper_claims
+from bnstudy.studies.claims import read_catalog, tally
+from bnstudy.studies.em.claims import paper_claims
 
 logger = logging.getLogger(__name__)
 
 
-def main(table3: str, table4: str, metrics: str, csv: str, md: str) -> None:
+def main(table3, table4, metrics, paper3, catalog, scale, csv, md) -> None:
     claims = paper_claims(
+        read_catalog(catalog, "em"),
         pd.read_csv(table3, keep_default_na=False, na_values=[""]).fillna({"network": ""}),
         pd.read_csv(table4),
         pd.read_csv(metrics),
+        pd.read_csv(paper3, sep="\t", comment="#"),
+        scale=scale,
     )
     write_table(claims, csv, md, title="Reed & Mengshoel (2014): the paper's claims on our runs")
-    logger.info("%d of %d claims agree", int(claims["agrees"].sum()), len(claims))
+    logger.info("%s", tally(claims["verdict"]))
 
 
 if __name__ == "__main__":
@@ -30,6 +34,9 @@ if __name__ == "__main__":
         snakemake.input.table3,
         snakemake.input.table4,
         snakemake.input.metrics,
+        snakemake.input.paper3,
+        snakemake.input.catalog,
+        snakemake.params.scale,
         snakemake.output.csv,
         snakemake.output.md,
     )

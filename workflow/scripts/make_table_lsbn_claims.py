@@ -1,4 +1,4 @@
-"""The LSBN paper's statements about its results, each checked on ours.
+"""LSBN: the paper's claims checked on our runs, in the claims contract.
 
 Outputs: ``reports/lsbn/tables/claims.{csv,md}``.
 """
@@ -9,17 +9,24 @@ import pandas as pd
 
 from bnstudy.logs import configure_logging
 from bnstudy.report import write_table
-from bnstudy.studies.lsbn.tables import paper_claims
+from bnstudy.studies.claims import read_catalog, tally
+from bnstudy.studies.lsbn.claims import paper_claims
 
 logger = logging.getLogger(__name__)
 
 
-def main(runs, csv, md):
-    claims = paper_claims(pd.read_csv(runs))
+def main(runs, catalog, scale, csv, md) -> None:
+    claims = paper_claims(read_catalog(catalog, "lsbn"), pd.read_csv(runs), scale=scale)
     write_table(claims, csv, md, title="LSBN: the paper's claims on our runs")
-    logger.info("%d of %d claims agree", int((claims["agrees"] == "yes").sum()), len(claims))
+    logger.info("%s", tally(claims["verdict"]))
 
 
 if __name__ == "__main__":
     configure_logging(snakemake.log[0])
-    main(snakemake.input.runs, snakemake.output.csv, snakemake.output.md)
+    main(
+        snakemake.input.runs,
+        snakemake.input.catalog,
+        snakemake.params.scale,
+        snakemake.output.csv,
+        snakemake.output.md,
+    )

@@ -1,4 +1,4 @@
-"""The MRF paper's statements about its results, each checked on ours.
+"""Liu & Page (2013): the paper's claims checked on our runs, in the claims contract.
 
 Outputs: ``reports/mrf/tables/claims.{csv,md}``.
 """
@@ -9,17 +9,24 @@ import pandas as pd
 
 from bnstudy.logs import configure_logging
 from bnstudy.report import write_table
-from bnstudy.studies.mrf.tables import paper_claims
+from bnstudy.studies.claims import read_catalog, tally
+from bnstudy.studies.mrf.claims import paper_claims
 
 logger = logging.getLogger(__name__)
 
 
-def main(summary, runtime, senate, csv, md):
-    claims = paper_claims(pd.read_csv(summary), pd.read_csv(runtime), pd.read_csv(senate))
+def main(summary, runtime, senate, catalog, scale, csv, md) -> None:
+    claims = paper_claims(
+        read_catalog(catalog, "mrf"),
+        pd.read_csv(summary),
+        pd.read_csv(runtime),
+        pd.read_csv(senate),
+        scale=scale,
+    )
     write_table(
         claims, csv, md, title="Liu & Page (2013): the paper's claims on our runs", digits=4
     )
-    logger.info("%s", claims["verdict"].value_counts().to_dict())
+    logger.info("%s", tally(claims["verdict"]))
 
 
 if __name__ == "__main__":
@@ -28,6 +35,8 @@ if __name__ == "__main__":
         snakemake.input.summary,
         snakemake.input.runtime,
         snakemake.input.senate,
+        snakemake.input.catalog,
+        snakemake.params.scale,
         snakemake.output.csv,
         snakemake.output.md,
     )

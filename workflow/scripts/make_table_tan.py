@@ -1,6 +1,6 @@
-"""Table 1 of Roth & Pernkopf (2020), the settings each selection chose, and the paper's claims.
+"""Table 1 of Roth & Pernkopf (2020) and the settings each selection chose.
 
-Outputs: ``reports/tan/tables/{table1,selected_settings,claims}.{csv,md}`` and the tidy
+Outputs: ``reports/tan/tables/{table1,selected_settings}.{csv,md}`` and the tidy
 ``results/tan/runs.csv`` (one row per dataset, model, setting, fold and protocol).
 """
 
@@ -10,7 +10,7 @@ import pandas as pd
 
 from bnstudy.logs import configure_logging
 from bnstudy.report import write_table
-from bnstudy.studies.tan.protocol import paper_claims, select_settings, table1
+from bnstudy.studies.tan.protocol import select_settings, table1
 from bnstudy.utils import atomic_path
 
 logger = logging.getLogger(__name__)
@@ -32,19 +32,7 @@ def main(run_files, published, datasets, out) -> None:
     write_table(
         selected, out["selected_csv"], out["selected_md"], title="Selected settings", digits=4
     )
-    claims = paper_claims(selected, runs)
-    write_table(
-        claims,
-        out["claims_csv"],
-        out["claims_md"],
-        title="Roth & Pernkopf (2020): claims on our runs",
-    )
-    logger.info(
-        "Table 1 from %d runs; %d of %d claims agree",
-        len(runs),
-        claims["agrees"].sum(),
-        len(claims),
-    )
+    logger.info("Table 1 from %d runs", len(runs))
 
 
 if __name__ == "__main__":

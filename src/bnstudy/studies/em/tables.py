@@ -11,7 +11,6 @@ __all__ = [
     "PAPER_NETWORK",
     "error_metric_table",
     "mini_adapt_table",
-    "paper_claims",
     "sharing_table",
 ]
 
@@ -120,82 +119,3 @@ def error_metric_table(trials: pd.DataFrame, paper_value: float) -> pd.DataFrame
     )
     table["closest_to_paper"] = table["metric"] == closest
     return table
-
-
-def paper_claims(table3: pd.DataFrame, table4: pd.DataFrame, metrics: pd.DataFrame) -> pd.DataFrame:
-    """The paper's statements about its results, each checked on ours.
-
-    Parameters
-    ----------
-    table3, table4, metrics : DataFrame
-        The outputs of :func:`sharing_table`, :func:`mini_adapt_table` and
-        :func:`error_metric_table`.
-
-    Returns
-    -------
-    DataFrame
-        ``claim``, ``source`` (where the paper says it), ``paper`` and ``ours`` (the numbers
-        behind it) and ``agrees``.
-    """
-    ours3 = table3[table3["network"] != ""]
-    t4 = table4.set_index(["sharing", "observables"])
-    rows = []
-
-    positive = ours3["r_error_std"] > 0
-    rows.append(
-        {
-            "claim": "sharing widens the spread of the error: r(σ) of the error > 0 for every "
-            "network and sample size",
-            "source": "Sec. 5.3.2, Table 3",
-            "paper": "20/20 rows positive",
-            "ours": f"{int(positive.sum())}/{len(ours3)} rows positive",
-            "agrees": bool(positive.all()),
-        }
-    )
-    pigs = ours3[ours3["network"] == "pigs"].set_index("n")["r_iterations_mean"]
-    expected = {25: 1, 50: 1, 100: -1, 200: -1, 400: -1}
-    signs = {n: int(np.sign(pigs[n])) for n in expected if n in pigs}
-    rows.append(
-        {
-            "claim": "pigs: r(µ) of the iterations positive at 25 and 50 samples, negative at "
-            "100, 200, 400",
-            "source": "Sec. 5.3.2, Table 3",
-            "paper": "+ + - - -",
-            "ours": " ".join("+" if s > 0 else "-" for s in signs.values()),
-            "agrees": bool(signs) and all(signs[n] == expected[n] for n in signs),
-        }
-    )
-    for observables, paper_text in (("O_T", "7.45 -> 14.3"), ("O_P", "3.74 -> 3.92")):
-        before = t4.loc[("none", observables), "error_std"]
-        after = t4.loc[("SB", observables), "error_std"]
-        rows.append(
-            {
-                "claim": f"mini-ADAPT {observables}: sharing SB increases the std of the error",
-                "source": "Sec. 5.3.1, Table 4",
-                "paper": paper_text,
-                "ours": f"{before:.2f} -> {after:.2f}",
-                "agrees": bool(after > before),
-            }
-        )
-    before = t4.loc[("none", "O_T"), "iterations_mean"]
-    after = t4.loc[("SB", "O_T"), "iterations_mean"]
-    rows.append(
-        {
-            "claim": "mini-ADAPT O_T: sharing SB lowers the mean number of iterations",
-            "source": "Sec. 5.3.1, Table 4",
-            "paper": "8.65 -> 6.59",
-            "ours": f"{before:.2f} -> {after:.2f}",
-            "agrees": bool(after < before),
-        }
-    )
-    chosen = metrics[metrics["closest_to_paper"] & (metrics["sharing"] == "none")].iloc[0]
-    rows.append(
-        {
-            "claim": "complete-data error on mini-ADAPT, 500 samples, is 16.325",
-            "source": "Table 4, O_C",
-            "paper": "16.325",
-            "ours": f"{chosen['mean']:.3f} ({chosen['metric']})",
-            "agrees": bool(abs(chosen["ratio_to_paper"] - 1) < 0.05),
-        }
-    )
-    return pd.DataFrame(rows)

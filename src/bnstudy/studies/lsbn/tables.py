@@ -17,7 +17,6 @@ __all__ = [
     "comparison_table",
     "community_size_table",
     "metric_summary",
-    "paper_claims",
     "partition_quality_table",
     "threshold_table",
 ]
@@ -231,88 +230,3 @@ def metric_summary(runs: pd.DataFrame, metric: str) -> pd.DataFrame:
     wide.columns = [f"{m}_{f}" for m, f in wide.columns]
     wide.loc["mean"] = wide.mean(axis=0)
     return wide.reset_index().rename(columns={"index": "network"})
-
-
-def _claim(claim: str, ours: str, agrees: bool | None) -> dict:
-    return {
-        "claim": claim,
-        "ours": ours,
-        "agrees": "n/a" if agrees is None else ("yes" if agrees else "no"),
-    }
-
-
-def paper_claims(
-    runs: pd.DataFrame, *, f_tolerance: float = 0.05, model_avg_tolerance: float = 0.1
-) -> pd.DataFrame:
-    """The paper's statements about global vs LSBN-wrapped learners, checked on our runs.
-
-    Each comparison uses the mean over networks (and replicates) of a metric, LSBN minus global.
-    "Slightly below/above" is read as the sign of that difference; "comparable F" as
-    ``|dF| <= f_tolerance``. "Model averaging performs well except on pigs": on every network
-    but pigs its F is at least the median F of the global baselines minus
-    ``model_avg_tolerance``, and on pigs it is below that bound (n/a when pigs was not run).
-
-    Returns
-    -------
-    DataFrame
-        ``claim``, ``ours`` (the numbers), ``agrees`` ("yes", "no" or "n/a").
-    """
-    mean = _mean_runs(runs)
-    per_method = mean.groupby(["method", "framework"])[["precision", "recall", "f_score"]].mean()
-    rows = []
-    statements = [
-        ("precision", "aracne", "below"),
-        ("precision", "pc", "below"),
-        ("precision", "mmhc", "below"),
-        ("precision", "hill_climb", "above"),
-        ("recall", "aracne", "above"),
-        ("recall", "pc", "above"),
-        ("recall", "hill_climb", "below"),
-        ("recall", "mmhc", "below"),
-    ]
-    for metric, method, direction in statements:
-        claim = f"LSBN {metric} {direction} global for {METHOD_LABELS[method]}"
-        try:
-            g = per_method.loc[(method, "global"), metric]
-            lsbn = per_method.loc[(method, "lsbn"), metric]
-        except KeyError:
-            rows.append(_claim(claim, "not run", None))
-            continue
-        diff = lsbn - g
-        agrees = diff < 0 if direction == "below" else diff > 0
-        rows.append(_claim(claim, f"global {g:.3f}, LSBN {lsbn:.3f} (diff {diff:+.3f})", agrees))
-    for method in ("aracne", "pc", "hill_climb", "mmhc"):
-        claim = f"LSBN F comparable to global for {METHOD_LABELS[method]} (|dF| <= {f_tolerance})"
-        try:
-            g = per_method.loc[(method, "global"), "f_score"]
-            lsbn = per_method.loc[(method, "lsbn"), "f_score"]
-        except KeyError:
-            rows.append(_claim(claim, "not run", None))
-            continue
-        rows.append(
-            _claim(
-                claim,
-                f"global {g:.3f}, LSBN {lsbn:.3f} (diff {lsbn - g:+.3f})",
-                abs(lsbn - g) <= f_tolerance,
-            )
-        )
-    ma = mean[(mean["method"] == "model_averaging") & (mean["framework"] == "lsbn")]
-    glob = mean[mean["framework"] == "global"].groupby("network")["f_score"].median()
-    for network, f in zip(ma["network"], ma["f_score"], strict=True):
-        bound = glob.get(network, np.nan) - model_avg_tolerance
-        if network == "pigs":
-            claim = "Model Avg shows a significant disparity on pigs"
-            agrees = None if np.isnan(bound) else bool(f < bound)
-        else:
-            claim = f"Model Avg performs well on {network} (F >= global median F - {model_avg_tolerance})"
-            agrees = None if np.isnan(bound) else bool(f >= bound)
-        rows.append(
-            _claim(
-                claim,
-                f"Model Avg F {f:.3f}, global median F {bound + model_avg_tolerance:.3f}",
-                agrees,
-            )
-        )
-    if "pigs" not in set(ma["network"]):
-        rows.append(_claim("Model Avg shows a significant disparity on pigs", "pigs not run", None))
-    return pd.DataFrame(rows)

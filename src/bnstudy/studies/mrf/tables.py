@@ -1,10 +1,9 @@
-"""The MRF paper's tables from our runs, with the published numbers beside ours, and its claims.
+"""The MRF paper's tables from our runs, with the published numbers beside ours.
 
 * :func:`summarize_runs`: mean and standard deviation over replicates of every metric, per
   simulation, estimator and training size (the data behind Figures 1-6).
 * :func:`runtime_table`: Table 1, the run times of the three Bayesian estimators on the small grid.
 * :func:`senate_table`: Table 2, log pseudo-likelihoods on the Senate votes.
-* :func:`paper_claims`: each statement the paper makes about its results, checked on ours.
 
 References
 ----------
@@ -18,14 +17,13 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from bnstudy.studies.mrf.experiments import BAYESIAN_ESTIMATORS, ESTIMATORS
+from bnstudy.studies.mrf.experiments import ESTIMATORS
 
 __all__ = [
     "LABELS",
     "PAPER_SENATE_STEPS",
     "PAPER_STEPS",
     "SIMULATIONS",
-    "paper_claims",
     "runtime_table",
     "senate_table",
     "summarize_runs",
@@ -51,12 +49,6 @@ PAPER_STEPS = {"dp_gibbs_tree": 500, "gibbs_exactl": 100, "gibbs_sba": 100, "mh_
 PAPER_SENATE_STEPS = 3000
 
 _METRICS = ("mae", "test_loglik", "test_loglik_per_sample", "vi_difference", "n_groups", "seconds")
-_SOURCES = {
-    "tree": ("Sec. 4.1", "Fig. 1"),
-    "small_grid": ("Sec. 4.2", "Fig. 4"),
-    "large_grid": ("Sec. 4.3", "Fig. 5"),
-}
-_NAMES = {"tree": "tree", "small_grid": "small grid", "large_grid": "large grid"}
 
 
 def _order(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
@@ -212,272 +204,3 @@ def senate_table(runs: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     for quantity in quantities:
         columns += [quantity, f"{quantity}_paper"]
     return merged[[*columns, "n_steps", "paper_steps", "note"]]
-
-
-# --------------------------------------------------------------------------------------------
-# claims
-# --------------------------------------------------------------------------------------------
-
-
-def _pivot(summary: pd.DataFrame, simulation: str, metric: str) -> pd.DataFrame:
-    """Mean of ``metric`` with one row per ``n`` and one column per estimator."""
-    rows = summary[summary["simulation"] == simulation]
-    return rows.pivot(index="n", columns="estimator", values=f"{metric}_mean").sort_index()
-
-
-def _claim(claim: str, source: str, paper: str, ours: str, agrees: bool | None) -> dict:
-    verdict = "not tested" if agrees is None else ("agrees" if agrees else "disagrees")
-    return {
-        "claim": claim,
-        "source": source,
-        "paper": paper,
-        "ours": ours,
-        "agrees": agrees,
-        "verdict": verdict,
-    }
-
-
-def _count(mask: pd.Series) -> str:
-    return f"{int(mask.sum())}/{len(mask)} sample sizes"
-
-
-def _simulation_claims(summary: pd.DataFrame, simulation: str) -> list[dict]:
-    section, figure = _SOURCES[simulation]
-    name = _NAMES[simulation]
-    mae = _pivot(summary, simulation, "mae")
-    ll = _pivot(summary, simulation, "test_loglik")
-    vi = _pivot(summary, simulation, "vi_difference")
-    rows = []
-    bayes = [e for e in BAYESIAN_ESTIMATORS if e in mae.columns]
-    for est in bayes:
-        label = LABELS[est]
-        if "mle" in mae.columns:
-            lower, higher = mae[est] < mae["mle"], ll[est] > ll["mle"]
-            rows.append(
-                _claim(
-                    f"{name}: {label} beats the grouping-blind MLE (lower error and higher test "
-                    "log-(pseudo)likelihood) at every n",
-                    f"{section}, {figure}a-b",
-                    "every n from 100 to 1,000",
-                    f"error lower at {_count(lower)}, test LL higher at {_count(higher)}",
-                    bool(lower.all() and higher.all()),
-                )
-            )
-        if "oracle" in mae.columns:
-            worse, lower_ll = mae[est] > mae["oracle"], ll[est] < ll["oracle"]
-            rows.append(
-                _claim(
-                    f"{name}: {label} stays worse than the oracle MLE (higher error, lower test "
-                    "log-(pseudo)likelihood)",
-                    f"{section}, {figure}a-b",
-                    "every n from 100 to 1,000",
-                    f"error higher at {_count(worse)}, test LL lower at {_count(lower_ll)}",
-                    bool(worse.all() and lower_ll.all()),
-                )
-            )
-        if est in vi.columns:
-            values = vi[est]
-            text = ", ".join(f"{v:.2f} (n={n})" for n, v in values.items())
-            growing = None if len(values) < 2 else bool(values.iloc[-1] > values.iloc[0])
-            rows.append(
-                _claim(
-                    f"{name}: the groupings of {label} are informative (VI difference > 0) and "
-                    "improve as n grows",
-                    f"{section}, {figure}c",
-                    "VI difference > 0, rising with n",
-                    text,
-                    None if growing is None else bool((values > 0).all() and growing),
-                )
-            )
-    if simulation == "tree" and {"dp_gibbs_tree", "oracle"} <= set(mae.columns):
-        gap = mae["dp_gibbs_tree"] - mae["oracle"]
-        rows.append(
-            _claim(
-                "tree: the Bayesian estimator approaches the oracle MLE as n grows (error gap "
-                "shrinks)",
-                "Sec. 4.1, Fig. 1a",
-                "gap shrinks with n",
-                ", ".join(f"{v:.4f} (n={n})" for n, v in gap.items()),
-                None if len(gap) < 2 else bool(gap.iloc[-1] < gap.iloc[0]),
-            )
-        )
-    return rows
-
-
-def _small_grid_claims(summary: pd.DataFrame, runtime: pd.DataFrame) -> list[dict]:
-    mae = _pivot(summary, "small_grid", "mae")
-    ll = _pivot(summary, "small_grid", "test_loglik")
-    vi = _pivot(summary, "small_grid", "vi_difference")
-    trio = ["gibbs_exactl", "gibbs_sba", "mh_auxvar"]
-    rows = []
-    if {"mle", "gibbs_exactl", "gibbs_sba"} <= set(mae.columns):
-        m = mae[["mle", "gibbs_exactl", "gibbs_sba"]].mean()
-        gain = m["mle"] - m["gibbs_exactl"]
-        close = gain > 0 and abs(m["gibbs_sba"] - m["gibbs_exactl"]) <= 0.5 * gain
-        rows.append(
-            _claim(
-                "small grid: Gibbs_SBA performs close to Gibbs_ExactL (their error differs by at "
-                "most half of ExactL's gain over MLE, averaged over n)",
-                "Abstract; Sec. 4.2, Fig. 4",
-                "close",
-                f"mean error MLE {m['mle']:.4f}, ExactL {m['gibbs_exactl']:.4f}, "
-                f"SBA {m['gibbs_sba']:.4f}",
-                bool(close),
-            )
-        )
-    if set(trio) <= set(mae.columns):
-        lowest = mae[trio].mean().idxmin()
-        highest = ll[trio].mean().idxmax()
-        rows.append(
-            _claim(
-                "small grid: Gibbs_ExactL has the lowest error and the highest test log-likelihood "
-                "of the three Bayesian estimators (averaged over n)",
-                "Sec. 4.2, Fig. 4a-b",
-                "Gibbs_ExactL best on both",
-                f"lowest error: {LABELS[lowest]}, highest test LL: {LABELS[highest]}",
-                bool(lowest == "gibbs_exactl" and highest == "gibbs_exactl"),
-            )
-        )
-        small, large = mae.index.min(), mae.index.max()
-        rows.append(
-            _claim(
-                "small grid: MH_AuxVar is slightly worse than Gibbs_SBA with little training data "
-                "(higher error at the smallest n)",
-                "Sec. 4.2, Fig. 4a",
-                "worse at small n",
-                f"n={small}: MH_AuxVar {mae.loc[small, 'mh_auxvar']:.4f}, "
-                f"Gibbs_SBA {mae.loc[small, 'gibbs_sba']:.4f}",
-                bool(mae.loc[small, "mh_auxvar"] > mae.loc[small, "gibbs_sba"]),
-            )
-        )
-        rows.append(
-            _claim(
-                "small grid: MH_AuxVar recovers better groupings than Gibbs_SBA with more training "
-                "data (higher VI difference at the largest n)",
-                "Sec. 4.2, Fig. 4c",
-                "better at large n",
-                f"n={large}: MH_AuxVar {vi.loc[large, 'mh_auxvar']:.2f}, "
-                f"Gibbs_SBA {vi.loc[large, 'gibbs_sba']:.2f}",
-                None
-                if small == large
-                else bool(vi.loc[large, "mh_auxvar"] > vi.loc[large, "gibbs_sba"]),
-            )
-        )
-    timed = runtime.pivot(index="n", columns="estimator", values="seconds_at_paper_steps")
-    if set(trio) <= set(timed.columns):
-        text = "; ".join(
-            f"n={n}: ExactL {r['gibbs_exactl']:.1f}, MH {r['mh_auxvar']:.1f}, "
-            f"SBA {r['gibbs_sba']:.1f} s"
-            for n, r in timed.iterrows()
-        )
-        rows.append(
-            _claim(
-                "small grid: Gibbs_SBA is the fastest Bayesian estimator, MH_AuxVar slower "
-                "(seconds at the paper's number of steps)",
-                "Sec. 4.2, Table 1",
-                "SBA 8.1-14.2 s < MH 540-4,547 s",
-                text,
-                bool((timed["gibbs_sba"] < timed["mh_auxvar"]).all()),
-            )
-        )
-        rows.append(
-            _claim(
-                "small grid: Gibbs_ExactL is by far the slowest (exponential in the number of "
-                "nodes)",
-                "Sec. 4.2, Table 1",
-                "88,136-92,503 s, > 20x MH_AuxVar",
-                text,
-                bool(
-                    (timed["gibbs_exactl"] > timed["mh_auxvar"]).all()
-                    and (timed["gibbs_exactl"] > timed["gibbs_sba"]).all()
-                ),
-            )
-        )
-    return rows
-
-
-def _group_count_claims(summary: pd.DataFrame) -> list[dict]:
-    rows = []
-    for simulation, figure in (("small_grid", "Fig. 3c"), ("large_grid", "Fig. 6")):
-        sba = summary[(summary["simulation"] == simulation) & (summary["estimator"] == "gibbs_sba")]
-        if sba.empty:
-            continue
-        true = float(sba["n_groups_true"].mean())
-        over = sba["n_groups_mean"] > sba["n_groups_true"]
-        rows.append(
-            _claim(
-                f"{_NAMES[simulation]}: Gibbs_SBA over-estimates the number of groups",
-                f"Sec. 4.{2 if simulation == 'small_grid' else 3}, {figure}",
-                "slightly over 5" if simulation == "small_grid" else "20-80 against 10",
-                f"{', '.join(f'{v:.1f}' for v in sba['n_groups_mean'])} against {true:g} "
-                f"(above at {_count(over)})",
-                bool(over.all()),
-            )
-        )
-    return rows
-
-
-def _senate_claims(senate: pd.DataFrame) -> list[dict]:
-    if senate.empty:
-        return []
-    both = ", ".join(
-        f"{r.experiment}: {r.lpl_test_sba:.2f} vs {r.lpl_test_mle:.2f}" for r in senate.itertuples()
-    )
-    train = ", ".join(
-        f"{r.experiment}: {r.lpl_train_sba:.2f} vs {r.lpl_train_mle:.2f}"
-        for r in senate.itertuples()
-    )
-    groups = ", ".join(f"{r.experiment}: {r.n_groups:.2f}" for r in senate.itertuples())
-    return [
-        _claim(
-            "Senate: Gibbs_SBA generalizes better than MLE (higher test LPL) in both experiments",
-            "Sec. 5, Table 2",
-            "-8989.87 vs -9022.01; -11446.45 vs -11490.47",
-            both,
-            bool((senate["lpl_test_sba"] > senate["lpl_test_mle"]).all()),
-        ),
-        _claim(
-            "Senate: Gibbs_SBA fits the training session slightly less well than MLE (lower "
-            "train LPL)",
-            "Table 2",
-            "-10721.34 vs -10716.75; -8322.34 vs -8306.17",
-            train,
-            bool((senate["lpl_train_sba"] < senate["lpl_train_mle"]).all()),
-        ),
-        _claim(
-            "Senate: Gibbs_SBA infers around eight types of relations (taken as 6 to 10 groups)",
-            "Sec. 5, Table 2",
-            "7.89; 7.29",
-            groups,
-            bool(senate["n_groups"].between(6, 10).all()),
-        ),
-    ]
-
-
-def paper_claims(
-    summary: pd.DataFrame, runtime: pd.DataFrame, senate: pd.DataFrame
-) -> pd.DataFrame:
-    """The paper's statements about its results, each checked on ours.
-
-    Parameters
-    ----------
-    summary, runtime, senate : DataFrame
-        The outputs of :func:`summarize_runs`, :func:`runtime_table` and :func:`senate_table`.
-
-    Returns
-    -------
-    DataFrame
-        ``claim``, ``source`` (where the paper says it), ``paper`` and ``ours`` (the numbers
-        behind it), ``agrees`` (True, False, or empty where our runs cannot test it, e.g. a trend
-        in n from a single sample size) and ``verdict`` (agrees / disagrees / not tested).
-    """
-    rows = []
-    for simulation in SIMULATIONS:
-        if (summary["simulation"] == simulation).any():
-            rows += _simulation_claims(summary, simulation)
-    if (summary["simulation"] == "small_grid").any():
-        rows += _small_grid_claims(summary, runtime)
-    rows += _group_count_claims(summary)
-    rows += _senate_claims(senate)
-    columns = ["claim", "source", "paper", "ours", "agrees", "verdict"]
-    return pd.DataFrame(rows, columns=columns).astype({"agrees": object})

@@ -1,4 +1,4 @@
-"""The TAN study's protocol: hyperparameter grids, validation splits, Table 1 and the paper's claims.
+"""The TAN study's protocol: hyperparameter grids, validation splits, and Table 1.
 
 Roth & Pernkopf (2020) report, per model and dataset, the best test error over all their
 hyperparameter settings (Table 1; there is no validation split, targets.md A.2). The study
@@ -32,7 +32,6 @@ __all__ = [
     "expand_grid",
     "load_mi_graphs",
     "save_mi_graphs",
-    "paper_claims",
     "select_settings",
     "spec_id",
     "subsample_training",
@@ -207,70 +206,6 @@ def table1(
             pub = published[(published["model"] == model) & (published["dataset"] == dataset)]
             row[f"{dataset} (paper)"] = pub["error"].item() if len(pub) else np.nan
         rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def paper_claims(selected: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
-    """The paper's statements about Table 1 and Figure 3, each checked on ours."""
-    err = selected.set_index(["model", "dataset"])["error_best_test"]
-    datasets = sorted(selected["dataset"].unique())
-    rows = []
-
-    def pairwise(claim: str, better: str, worse: Sequence[str], source: str) -> None:
-        cells, agree = [], []
-        for d in datasets:
-            if (better, d) not in err or not any((w, d) in err for w in worse):
-                continue
-            rival = min(err[(w, d)] for w in worse if (w, d) in err)
-            cells.append(f"{d}: {100 * err[(better, d)]:.2f} vs {100 * rival:.2f}")
-            agree.append(err[(better, d)] < rival)
-        if cells:
-            rows.append(
-                {"claim": claim, "source": source, "ours": "; ".join(cells), "agrees": all(agree)}
-            )
-
-    pairwise("ML is worse than hybrid (NB)", "nb", ["nb_ml"], "Sec. 5, Table 1")
-    pairwise("ML is worse than hybrid (Chow-Liu)", "chow_liu", ["chow_liu_ml"], "Sec. 5, Table 1")
-    pairwise("TAN, even random, beats NB (hybrid)", "tan_random", ["nb"], "Sec. 5, Table 1")
-    pairwise(
-        "TAN Subset beats TAN Random and Chow-Liu on every dataset",
-        "tan_subset",
-        ["tan_random", "chow_liu"],
-        "Sec. 5, Table 1",
-    )
-    letter = [m for m in ("tan_subset", "tan_all", "pseudo_tan") if (m, "bnc_letter") in err]
-    if letter:
-        best = min(100 * err[(m, "bnc_letter")] for m in letter)
-        rows.append(
-            {
-                "claim": "best letter error near 8.73% (pseudo-TAN's 7.98% + 0.75)",
-                "source": "Sec. 5 [TEXT], derived",
-                "ours": f"{best:.2f}%",
-                "agrees": abs(best - 8.73) <= 1.0,
-            }
-        )
-    if ("pseudo_tan", "bnc_letter") in err and ("tan_subset", "bnc_letter") in err:
-        gain = 100 * (err[("tan_subset", "bnc_letter")] - err[("pseudo_tan", "bnc_letter")])
-        rows.append(
-            {
-                "claim": "pseudo-TAN improves letter by about 0.75 points (to 7.98%)",
-                "source": "Sec. 5 [TEXT]",
-                "ours": f"{100 * err[('pseudo_tan', 'bnc_letter')]:.2f}% ({gain:+.2f} points)",
-                "agrees": gain > 0,
-            }
-        )
-    heur = runs[(runs["model"] == "tan_heuristic") & (runs["protocol"] == "test")]
-    for dataset, group in heur.groupby("dataset"):
-        by_order = group.groupby("ordering")["error"].min()
-        if {"A", "B", "C"} <= set(by_order.index):
-            rows.append(
-                {
-                    "claim": f"ordering C is best for TAN Heuristic ({dataset})",
-                    "source": "Sec. 5, Figure 3a (paper: mnist)",
-                    "ours": ", ".join(f"{o}: {100 * e:.2f}" for o, e in by_order.items()),
-                    "agrees": by_order.idxmin() == "C",
-                }
-            )
     return pd.DataFrame(rows)
 
 

@@ -1,0 +1,251 @@
+"""The scorecard: every paper's claims and their verdicts on one page, beside the deviations.
+
+It reads the four claims tables written through the claims contract
+(:func:`bnstudy.studies.claims.read_claims`), optionally the claims tables of an archived run at
+another scale (e.g. ``archive/paper_cpu/claims/<paper>.csv``), and the study's deviations from
+the papers (``workflow/published/deviations.tsv``). It writes one tidy table (CSV), a Markdown
+page (``reports/scorecard.md``) and an reStructuredText summary that opens the HTML report.
+
+Examples
+--------
+>>> from bnstudy.studies.claims import Catalog, Finding, assemble
+>>> rows = pd.DataFrame({"paper": ["em"], "claim_id": ["em.x"], "claim": ["x holds"],
+...                      "source": ["Table 4"], "paper_value": ["1"], "value": [""],
+...                      "evidence": ["reports/em/tables/table4_mini_adapt.csv"]})
+>>> claims = assemble(Catalog("em", rows), {"em.x": Finding("2", "agrees")}, scale="laptop")
+>>> card = scorecard({"em": claims}, {})
+>>> card[["claim_id", "verdict", "archive_verdict"]].to_dict("records")
+[{'claim_id': 'em.x', 'verdict': 'agrees', 'archive_verdict': 'not run at this scale'}]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+import pandas as pd
+
+from bnstudy.studies.claims import COLUMNS, PAPERS, VERDICTS, tally
+
+__all__ = [
+    "DEVIATION_COLUMNS",
+    "NOT_RUN",
+    "PAPER_TITLES",
+    "read_deviations",
+    "render_markdown",
+    "render_rst",
+    "scorecard",
+    "tally_table",
+]
+
+#: The verdict shown for a claim at a scale that was not run (or has no archived claims table).
+NOT_RUN = "not run at this scale"
+
+#: Short titles of the papers.
+PAPER_TITLES = {
+    "tan": "Roth & Pernkopf (2020), differentiable TAN structure learning",
+    "em": "Reed & Mengshoel (2014), EM with parameter sharing",
+    "mrf": "Liu & Page (2013), latently-grouped MRF parameters",
+    "lsbn": "LSBN, large-scale structure learning by model averaging",
+}
+
+#: Columns of the deviations table.
+DEVIATION_COLUMNS = ("paper", "kind", "item", "the paper", "the study", "where")
+
+_KINDS = ("not public", "paper silent", "our choice", "scale")
+
+
+def read_deviations(path: str | os.PathLike) -> pd.DataFrame:
+    """The study's deviations from the papers (a TSV with :data:`DEVIATION_COLUMNS`)."""
+    table = pd.read_csv(path, sep="\t", comment="#", dtype=str, keep_default_na=False)
+    missing = [c for c in DEVIATION_COLUMNS if c not in table.columns]
+    if missing:
+        raise ValueError(f"{path}: missing columns {missing}")
+    bad_papers = sorted(set(table["paper"]) - set(PAPERS))
+    if bad_papers:
+        raise ValueError(f"{path}: unknown papers {bad_papers}")
+    bad_kinds = sorted(set(table["kind"]) - set(_KINDS))
+    if bad_kinds:
+        raise ValueError(f"{path}: unknown kinds {bad_kinds}; expected {_KINDS}")
+    return table[list(DEVIATION_COLUMNS)]
+
+
+def scorecard(
+    claims: Mapping[str, pd.DataFrame], archived: Mapping[str, pd.DataFrame]
+) -> pd.DataFrame:
+    """One row per claim of every paper: this run's verdict beside the archived run's.
+
+    Parameters
+    ----------
+    claims : mapping of paper to DataFrame
+        This run's claims table per paper (columns of :data:`bnstudy.studies.claims.COLUMNS`).
+    archived : mapping of paper to DataFrame
+        The claims tables of an archived run at another scale, where one exists; a claim missing
+        from it gets :data:`NOT_RUN`.
+
+    Returns
+    -------
+    DataFrame
+        The claims columns plus ``archive_verdict`` and ``archive_scale``, papers in the order of
+        :data:`bnstudy.studies.claims.PAPERS`.
+    """
+    unknown = sorted(set(claims) - set(PAPERS))
+    if unknown:
+        raise ValueError(f"unknown papers {unknown}; expected some of {PAPERS}")
+    frames = []
+    for paper in (p for p in PAPERS if p in claims):
+        table = claims[paper]
+        missing = [c for c in COLUMNS if c not in table.columns]
+        if missing:
+            raise ValueError(f"claims table of {paper!r}: missing columns {missing}")
+        if (table["paper"] != paper).any():
+            raise ValueError(f"claims table of {paper!r} holds rows of another paper")
+        table = table[list(COLUMNS)].copy()
+        other = archived.get(paper)
+        if other is None or other.empty:
+            table["archive_verdict"] = NOT_RUN
+            table["archive_scale"] = ""
+        else:
+            verdicts = other.set_index("claim_id")["verdict"]
+            table["archive_verdict"] = table["claim_id"].map(verdicts).fillna(NOT_RUN)
+            table["archive_scale"] = str(other["scale"].iloc[0])
+        frames.append(table)
+    if not frames:
+        raise ValueError("no claims tables given")
+    return pd.concat(frames, ignore_index=True)
+
+
+def tally_table(card: pd.DataFrame) -> pd.DataFrame:
+    """Per paper: the number of claims and of each verdict, at this run's scale and archived."""
+    rows = []
+    for paper, group in card.groupby("paper", sort=False):
+        row = {"paper": paper, "scale": group["scale"].iloc[0], "claims": len(group)}
+        row |= tally(group["verdict"])
+        archived = group["archive_verdict"][group["archive_verdict"] != NOT_RUN]
+        row["archive_scale"] = group["archive_scale"].iloc[0]
+        row["archive"] = (
+            ", ".join(f"{n} {v}" for v, n in tally(archived).items() if n)
+            if len(archived)
+            else NOT_RUN
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _md_cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _relative(evidence: str, base: str) -> str:
+    """A link from ``base`` (the folder of the page) to ``evidence``; Markdown tables for CSVs."""
+    target = evidence[:-4] + ".md" if evidence.endswith(".csv") else evidence
+    return os.path.relpath(target, base) if evidence else ""
+
+
+def render_markdown(card: pd.DataFrame, deviations: pd.DataFrame, *, base: str = "reports") -> str:
+    """The scorecard as a Markdown page: the tally, then per paper its claims and deviations.
+
+    ``base`` is the folder the page is written to (links to the evidence are relative to it).
+    """
+    tallies = tally_table(card)
+    lines = [
+        "# Scorecard: do the papers' claims hold?",
+        "",
+        "Each claim a paper makes about its results, checked on this run through one contract "
+        "(`bnstudy.studies.claims`). Verdicts: **agrees** (holds on all the paper's evidence), "
+        "**partial** (holds on the part we ran), **disagrees**, **not tested** (our runs cannot "
+        "test it, or the number calibrated our method). The paper's values come from "
+        "`workflow/published/claims.tsv`; the tolerances are named in `bnstudy.studies.claims`.",
+        "",
+        "| paper | scale | claims | " + " | ".join(VERDICTS) + " | archived scale |",
+        "|---|---|---|" + "---|" * len(VERDICTS) + "---|",
+    ]
+    for row in tallies.to_dict("records"):
+        values = [str(row[v]) for v in VERDICTS]
+        archive = f"{row['archive_scale']}: {row['archive']}" if row["archive_scale"] else NOT_RUN
+        lines.append(
+            f"| {row['paper']} | {row['scale']} | {row['claims']} | "
+            + " | ".join(values)
+            + f" | {archive} |"
+        )
+    for paper, group in card.groupby("paper", sort=False):
+        scale = group["scale"].iloc[0]
+        archive_scale = group["archive_scale"].iloc[0] or "archived"
+        lines += [
+            "",
+            f"## {paper}: {PAPER_TITLES[paper]}",
+            "",
+            f"| claim | source | paper | ours | {scale} | {archive_scale} | notes | evidence |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for r in group.itertuples(index=False):
+            verdict = r.verdict + (" (calibrated)" if r.calibrated else "")
+            link = f"[{os.path.basename(r.evidence)}]({_relative(r.evidence, base)})"
+            cells = [r.claim, r.source, r.paper_value, r.ours, verdict, r.archive_verdict]
+            cells += [r.notes, link if r.evidence else ""]
+            lines.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
+        dev = deviations[deviations["paper"] == paper]
+        if len(dev):
+            lines += [
+                "",
+                f"Deviations from the paper ({paper}):",
+                "",
+                "| kind | item | the paper | the study | where |",
+                "|---|---|---|---|---|",
+            ]
+            for d in dev.to_dict("records"):
+                cells = [d[c] for c in DEVIATION_COLUMNS[1:]]
+                lines.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _rst_escape(text: object) -> str:
+    return (
+        str(text).replace("\\", "\\\\").replace("*", "\\*").replace("`", "\\`").replace("|", "\\|")
+    )
+
+
+def render_rst(card: pd.DataFrame, deviations: pd.DataFrame) -> str:
+    """The scorecard summary for the HTML report's landing text (reStructuredText).
+
+    The tally per paper, then every claim with its verdict, linking to the report entry of the
+    table or figure behind it, and each paper's deviations.
+    """
+    tallies = tally_table(card)
+    header = ["paper", "scale", "claims", *VERDICTS, "archived"]
+    lines = [
+        "Scorecard: do the papers' claims hold?",
+        "---------------------------------------",
+        "",
+        ".. list-table::",
+        "   :header-rows: 1",
+        "",
+        "   * - " + "\n     - ".join(header),
+    ]
+    for row in tallies.to_dict("records"):
+        values = [row["paper"], row["scale"], row["claims"], *(row[v] for v in VERDICTS)]
+        values.append(
+            f"{row['archive_scale']}: {row['archive']}" if row["archive_scale"] else NOT_RUN
+        )
+        lines.append("   * - " + "\n     - ".join(_rst_escape(v) for v in values))
+    for paper, group in card.groupby("paper", sort=False):
+        lines += ["", f"**{paper}**: {_rst_escape(PAPER_TITLES[paper])}", ""]
+        for r in group.itertuples(index=False):
+            verdict = r.verdict + (" (calibrated)" if r.calibrated else "")
+            archived = f"; {r.archive_scale}: {r.archive_verdict}" if r.archive_scale else ""
+            link = (
+                f" (`{_rst_escape(os.path.basename(r.evidence))} "
+                f"<javascript:app.showResultInfo('{r.evidence}')>`__)"
+                if r.evidence
+                else ""
+            )
+            lines.append(f"- *{verdict}*{_rst_escape(archived)}: {_rst_escape(r.claim)}{link}")
+        dev = deviations[deviations["paper"] == paper]
+        if len(dev):
+            lines += ["", f"Deviations ({paper}):", ""]
+            for d in dev.to_dict("records"):
+                lines.append(
+                    f"- {_rst_escape(d['kind'])}, {_rst_escape(d['item'])}: "
+                    f"{_rst_escape(d['the study'])}"
+                )
+    return "\n".join(lines) + "\n"

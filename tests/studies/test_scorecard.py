@@ -1,0 +1,114 @@
+"""The scorecard: tallies, the archived scale beside this run's, and the rendered pages."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from docutils.core import publish_parts
+
+from bnstudy.studies.claims import Catalog, Finding, assemble
+from bnstudy.studies.scorecard import (
+    NOT_RUN,
+    read_deviations,
+    render_markdown,
+    render_rst,
+    scorecard,
+    tally_table,
+)
+
+
+def _claims(paper, verdicts, scale="laptop"):
+    ids = [f"{paper}.c{i}" for i in range(len(verdicts))]
+    rows = pd.DataFrame(
+        {
+            "paper": paper,
+            "claim_id": ids,
+            "claim": [f"claim {i} | with a pipe" for i in range(len(ids))],
+            "source": "Table 1",
+            "paper_value": "1",
+            "value": "",
+            "evidence": f"reports/{paper}/tables/table1.csv",
+        }
+    )
+    findings = {
+        i: Finding("2", v, calibrated=(v == "not tested"))
+        for i, v in zip(ids, verdicts, strict=True)
+    }
+    return assemble(Catalog(paper, rows), findings, scale=scale)
+
+
+@pytest.fixture
+def card():
+    return scorecard(
+        {
+            "em": _claims("em", ["agrees", "disagrees", "not tested"]),
+            "tan": _claims("tan", ["partial"]),
+        },
+        {"em": _claims("em", ["agrees", "agrees"], scale="paper_cpu")},
+    )
+
+
+def test_scorecard_orders_papers_and_puts_the_archived_verdict_beside(card):
+    assert list(card["paper"]) == ["tan", "em", "em", "em"]
+    em = card[card["paper"] == "em"].set_index("claim_id")
+    assert list(em["archive_verdict"]) == ["agrees", "agrees", NOT_RUN]
+    assert set(em["archive_scale"]) == {"paper_cpu"}
+    tan = card[card["paper"] == "tan"]
+    assert list(tan["archive_verdict"]) == [NOT_RUN]
+
+
+def test_tally_table(card):
+    tallies = tally_table(card).set_index("paper")
+    assert tallies.loc["em", ["claims", "agrees", "disagrees", "not tested"]].tolist() == [
+        3,
+        1,
+        1,
+        1,
+    ]
+    assert tallies.loc["em", "archive"] == "2 agrees"
+    assert tallies.loc["tan", "archive"] == NOT_RUN
+    assert tallies.loc["tan", "partial"] == 1
+
+
+def test_scorecard_rejects_bad_tables():
+    with pytest.raises(ValueError, match="unknown papers"):
+        scorecard({"xyz": _claims("em", ["agrees"])}, {})
+    with pytest.raises(ValueError, match="another paper"):
+        scorecard({"tan": _claims("em", ["agrees"])}, {})
+    with pytest.raises(ValueError, match="missing columns"):
+        scorecard({"em": _claims("em", ["agrees"]).drop(columns="verdict")}, {})
+    with pytest.raises(ValueError, match="no claims"):
+        scorecard({}, {})
+
+
+def test_markdown_links_evidence_and_lists_deviations(card, repo_root):
+    dev = read_deviations(repo_root / "workflow/published/deviations.tsv")
+    text = render_markdown(card, dev, base="reports")
+    assert text.index("## tan") < text.index("## em")
+    assert "[table1.csv](em/tables/table1.md)" in text
+    assert "claim 0 \\| with a pipe" in text
+    assert "not tested (calibrated)" in text
+    assert "Deviations from the paper (em):" in text
+    assert "| 3 | 1 | 0 | 1 | 1 | paper_cpu: 2 agrees |" in text
+
+
+def test_rst_renders_without_errors(card, repo_root):
+    dev = read_deviations(repo_root / "workflow/published/deviations.tsv")
+    html = publish_parts(
+        render_rst(card, dev), writer="html", settings_overrides={"report_level": 1}
+    )["html_body"]
+    assert "System Message" not in html
+    assert "javascript:app.showResultInfo('reports/em/tables/table1.csv')" in html
+    assert "<table" in html
+
+
+def test_read_deviations_checks_kinds_and_papers(tmp_path, repo_root):
+    dev = read_deviations(repo_root / "workflow/published/deviations.tsv")
+    assert set(dev["paper"]) == {"tan", "em", "mrf", "lsbn"}
+    bad = tmp_path / "dev.tsv"
+    dev.assign(kind="whim").to_csv(bad, sep="\t", index=False)
+    with pytest.raises(ValueError, match="unknown kinds"):
+        read_deviations(bad)
+    dev.assign(paper="xyz").to_csv(bad, sep="\t", index=False)
+    with pytest.raises(ValueError, match="unknown papers"):
+        read_deviations(bad)

@@ -1,0 +1,35 @@
+"""Roth & Pernkopf (2020): the paper's claims checked on our runs, in the claims contract.
+
+Outputs: ``reports/tan/tables/claims.{csv,md}``.
+"""
+
+import logging
+
+import pandas as pd
+
+from bnstudy.logs import configure_logging
+from bnstudy.report import write_table
+from bnstudy.studies.claims import read_catalog, tally
+from bnstudy.studies.tan.claims import paper_claims
+
+logger = logging.getLogger(__name__)
+
+
+def main(selected: str, runs: str, catalog: str, scale: str, csv: str, md: str) -> None:
+    claims = paper_claims(
+        read_catalog(catalog, "tan"), pd.read_csv(selected), pd.read_csv(runs), scale=scale
+    )
+    write_table(claims, csv, md, title="Roth & Pernkopf (2020): the paper's claims on our runs")
+    logger.info("%s", tally(claims["verdict"]))
+
+
+if __name__ == "__main__":
+    configure_logging(snakemake.log[0])
+    main(
+        snakemake.input.selected,
+        snakemake.input.runs,
+        snakemake.input.catalog,
+        snakemake.params.scale,
+        snakemake.output.csv,
+        snakemake.output.md,
+    )
