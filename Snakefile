@@ -26,6 +26,7 @@ include: "workflow/rules/em.smk"
 include: "workflow/rules/mrf.smk"
 include: "workflow/rules/lsbn.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/cluster.smk"
 
 
 rule all:
