@@ -34,7 +34,7 @@ def _cluster_local_rules(repo_root, names):
 def _profile(repo_root, monkeypatch, tmp_path, commands):
     """The SLURM profile as Snakemake reads it, with fake SLURM commands first on PATH."""
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
+    bin_dir.mkdir(parents=True)
     for name, script in commands.items():
         (bin_dir / name).write_text("#!/bin/sh\n" + script + "\n")
         (bin_dir / name).chmod(0o755)
@@ -101,6 +101,14 @@ def test_profile_uses_squeue_without_an_accounting_database(repo_root, monkeypat
     assert profile["executor"] == "slurm"
     assert profile["slurm-status-command"] == "squeue"
     assert "gpu" not in profile["set-resources"]["train_tan"]
+    assert profile["cores"] == 4
+
+
+def test_grouped_jobs_fit_on_the_smallest_node(repo_root, monkeypatch, tmp_path):
+    profile = _profile(repo_root, monkeypatch, tmp_path, {"sinfo": "echo 2; echo 64+"})
+    assert profile["cores"] == 2
+    profile = _profile(repo_root, monkeypatch, tmp_path / "big", {"sinfo": "echo 16+; echo 64"})
+    assert profile["cores"] == 4
 
 
 def test_profile_uses_sacct_and_gpus_where_the_cluster_has_them(repo_root, monkeypatch, tmp_path):

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
+import yte
 
 # Columns that hold measured times: the only ones allowed to differ between the two runs.
 TIMING = re.compile(r"(^|_)(seconds|runtime|time|elapsed|wall)(_|$)|_s$", re.IGNORECASE)
@@ -44,7 +45,9 @@ def declared_local_rules(cluster_smk: Path, rules: list[str]) -> set[str]:
     return set(declared)
 
 
-def check_submissions(log: str, local_rules_file: Path, target: str) -> tuple[list[str], list[str]]:
+def check_submissions(
+    log: str, local_rules_file: Path, groups: dict[str, str], target: str
+) -> tuple[list[str], list[str]]:
     """Compare the driver's plan with what it sent to SLURM.
 
     Parameters
@@ -55,6 +58,9 @@ def check_submissions(log: str, local_rules_file: Path, target: str) -> tuple[li
         per sbatch.
     local_rules_file : Path
         ``workflow/rules/cluster.smk`` of the run.
+    groups : dict of str to str
+        The profile's ``groups``: rule to group; such rules go to SLURM in group jobs
+        (".../group_GROUP_RULES/..." in the submission's log path).
     target : str
         The target rule of the run (it has no action and runs locally).
 
@@ -69,27 +75,42 @@ def check_submissions(log: str, local_rules_file: Path, target: str) -> tuple[li
     stats = log[log.index("Job stats:") :].split("\n\n")[0]
     planned = {m[1]: int(m[2]) for m in re.finditer(r"^(\w+)\s+(\d+)$", stats, flags=re.M)}
     total = planned.pop("total")
-    started = set(re.findall(r"^Job (\d+): ", log, flags=re.M))
+    started = set(re.findall(r"^\s*Job (\d+): ", log, flags=re.M))
     started |= set(re.findall(r"^\s+jobid: (\d+)$", log, flags=re.M))
     submissions = re.findall(
-        r"^Job \d+ has been submitted with SLURM jobid (\d+) \(log: \S*/rule_(\w+)/", log, re.M
+        r"^Job \S+ has been submitted with SLURM jobid (\d+) \(log: \S*/(rule|group)_(\w+?)/",
+        log,
+        re.M,
     )
-    jobids = [jobid for jobid, _ in submissions]
+    jobids = [jobid for jobid, _, _ in submissions]
     sent = dict.fromkeys(planned, 0)
-    for _, rule in submissions:
-        sent[rule] += 1
+    sent_groups = dict.fromkeys(set(groups.values()), 0)
+    for _, kind, name in submissions:
+        if kind == "rule":
+            sent[name] += 1
+        else:
+            group = next((g for g in sent_groups if name.startswith(f"{g}_")), name)
+            if group not in sent_groups:
+                errors.append(f"group job {name} of no group in the profile")
+                continue
+            sent_groups[group] += 1
     local = declared_local_rules(local_rules_file, list(planned))
     for rule, count in planned.items():
-        expected = 0 if rule in local or rule == target else count
+        expected = 0 if rule in local or rule == target or rule in groups else count
         if sent[rule] != expected:
             errors.append(f"{rule}: {count} jobs, {sent[rule]} sent to SLURM, {expected} expected")
+        if rule in groups and not sent_groups[groups[rule]]:
+            errors.append(f"{rule}: {count} jobs, no group job {groups[rule]} sent to SLURM")
     if len(started) < total or len(set(jobids)) != len(jobids) or not jobids:
         errors.append(f"{total} jobs planned, {len(started)} started, {len(jobids)} sbatch calls")
     print(
         f"{total} jobs planned, {len(started)} started; {len(jobids)} through sbatch ("
         + ", ".join(f"{rule} {n}" for rule, n in sent.items() if n)
+        + "".join(f", group {group} {n}" for group, n in sent_groups.items() if n)
         + "); local: "
-        + ", ".join(f"{rule} {planned[rule]}" for rule, n in sent.items() if not n)
+        + ", ".join(
+            f"{rule} {planned[rule]}" for rule, n in sent.items() if not n and rule not in groups
+        )
     )
     return jobids, errors
 
@@ -157,7 +178,10 @@ def check_tables(ours: Path, theirs: Path) -> list[str]:
 def main(work: Path, state: Path, target: str) -> int:
     """Run every check; print the problems; 0 when there are none."""
     log = (work / "slurm.log").read_text()
-    jobids, errors = check_submissions(log, work / "slurm/workflow/rules/cluster.smk", target)
+    with open(work / "slurm/workflow/profiles/slurm/config.yaml") as profile:
+        groups = yte.process_yaml(profile, require_use_yte=True).get("groups", {})
+    local_rules = work / "slurm/workflow/rules/cluster.smk"
+    jobids, errors = check_submissions(log, local_rules, groups, target)
     errors += check_slurm_jobs((state / "slurmctld.log").read_text(), jobids)
     errors += check_tables(work / "slurm", work / "local")
     for error in errors:
