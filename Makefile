@@ -1,6 +1,7 @@
 # The two commands of the study:
 #   make study   set up .venv and run the whole study, ending with reports/report.html
 #   make test    set up .venv and run every check (format, lint, unit, statistical, workflow tests)
+#   make slurm-test  the smoke DAG's em branch on a single-node SLURM started here (root; CI runs it)
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -9,12 +10,12 @@ CONFIG ?= config/config.yaml
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.bnstudy-installed
 
-.PHONY: study test lint pytest report clean-results
+.PHONY: study test lint pytest slurm-test report clean-results
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,slurm]"
 	touch $@
 
 study: $(STAMP)
@@ -34,6 +35,9 @@ pytest: $(STAMP)
 	$(BIN)/python -m pytest
 
 test: lint pytest
+
+slurm-test: $(STAMP)
+	SNAKEMAKE=$(abspath $(BIN))/snakemake .ci/slurm-test
 
 clean-results:
 	rm -rf results reports logs benchmarks/results .snakemake
