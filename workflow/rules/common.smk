@@ -9,6 +9,8 @@ from snakemake.utils import validate
 
 from bnstudy.data.registry import DATASETS, NETWORKS, RAW_FILES
 from bnstudy.provenance import code_version as _code_version
+from bnstudy.structure.lsbn import GLOBAL_LEARNERS, LOCAL_LEARNERS
+from bnstudy.structure.lsbn import settings_from_config as lsbn_settings_from_config
 from bnstudy.studies.em.runner import job_design
 from bnstudy.studies.em.trials import EMSettings
 from bnstudy.utils import derive_seed
@@ -65,8 +67,8 @@ wildcard_constraints:
     simulation=r"tree|small_grid|large_grid",
     estimator=r"mle|oracle|dp_gibbs_tree|gibbs_exactl|mh_auxvar|gibbs_sba",
     session=r"1|2",
-    baseline=r"aracne|pc|hill_climb|mmhc",
-    learner=r"model_averaging|aracne|pc|hill_climb|mmhc",
+    baseline=_alternatives(GLOBAL_LEARNERS),
+    learner=_alternatives(LOCAL_LEARNERS),
 
 
 def code_version(script):
@@ -372,34 +374,13 @@ def tan_mi_comparison():
 
 
 # Paper lsbn ----------------------------------------------------------------------------
-
-# Global baselines of the LSBN paper; model averaging runs within LSBN only ('NA' globally).
-LSBN_BASELINES = ("aracne", "pc", "hill_climb", "mmhc")
-# config["lsbn"] keys that are settings of bnstudy.structure.lsbn.lsbn.
-LSBN_SETTINGS = (
-    "weight_functions",
-    "bins",
-    "second_order_threshold",
-    "mb_alpha",
-    "max_size",
-    "triplet_threshold",
-    "conflict_fallback",
-    "alpha_pc",
-    "alpha_mmhc",
-    "ess",
-    "tau",
-    "max_cond_vars",
-    "t_avg",
-    "max_parents",
-    "mcmc_steps",
-    "mcmc_burn_in",
-    "mcmc_thin",
-)
+# Its learners (GLOBAL_LEARNERS run globally too; model averaging only within LSBN) and settings
+# are defined once, in bnstudy.structure.lsbn.
 
 
 def lsbn_settings():
     """The LSBN and baseline settings every learning run of this paper uses."""
-    return {k: config["lsbn"][k] for k in LSBN_SETTINGS}
+    return lsbn_settings_from_config(config["lsbn"])
 
 
 def lsbn_ropart_settings():
@@ -429,7 +410,7 @@ def lsbn_learning_runs():
             runs += [
                 f"results/lsbn/global/{network}/{m}/{tail}"
                 for m in cfg["methods"]
-                if m in LSBN_BASELINES
+                if m in GLOBAL_LEARNERS
             ]
             runs += [f"results/lsbn/lsbn/{network}/{m}/{tail}" for m in cfg["methods"]]
     return runs

@@ -80,7 +80,7 @@ rule run_lsbn:
         "logs/benchmarks/run_lsbn/{network}/{learner}/n={n}/rep={rep}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
-    threads: 1
+    threads: 4
     resources:
         mem_mb=4000,
     params:
