@@ -26,7 +26,8 @@ Method
    are underestimated when the target is larger than the measured run in that parameter.
 3. *Startup.* A job's CPU time is ``startup + rate x size``. The startup is the intercept of a
    least-squares line through the measured jobs of the group (step 4), else of the rule, when
-   they have at least two sizes and a rising line (clipped to ``[0, smallest measured time]``);
+   their sizes span a factor of 2 or more and the line rises (clipped to ``[0, smallest measured
+   time]``);
    otherwise the median CPU time of the measured jobs of fixed-size rules (Python, NumPy and
    pandas imports), clipped likewise. ``--startup`` sets it for every rule. Measured runs of two
    sizes (``--measured`` twice, e.g. the smoke and the laptop config) make these fits possible.
@@ -94,6 +95,8 @@ NETWORK_NODES = {
 #: Sizes of the sets of identical-CPT nodes, largest first (bnstudy.parameters.sharing), for the
 #: EM hidden sets (``em.sharing.hidden_group`` is a rank in this list).
 IDENTICAL_CPT_SETS = {"pigs": (296, 145), "adapt": (99, 42, 27), "alarm": (3, 3, 2)}
+#: Smallest ratio of the largest to the smallest measured size for fitting a startup.
+MIN_SIZE_SPAN = 2.0
 #: Which paper a rule belongs to, by the rule file it is defined in.
 PAPER_OF_FILE = {"tan.smk": "tan", "em.smk": "em", "mrf.smk": "mrf", "lsbn.smk": "lsbn"}
 
@@ -361,11 +364,12 @@ def measure(
 def fit_startup(points: Sequence[tuple[float, float]]) -> float | None:
     """Intercept of the least-squares line through (size, cpu), clipped to ``[0, min cpu]``.
 
-    None when the points have fewer than two sizes or the line does not rise.
+    None when the sizes span less than a factor of :data:`MIN_SIZE_SPAN` (a line through nearly
+    equal sizes is noise) or the line does not rise.
     """
     sizes = np.array([s for s, _ in points], float)
     cpus = np.array([c for _, c in points], float)
-    if len(np.unique(sizes)) < 2:
+    if sizes.min() <= 0 or sizes.max() < MIN_SIZE_SPAN * sizes.min():
         return None
     slope, intercept = np.polyfit(sizes, cpus, 1)
     if slope <= 0:

@@ -141,6 +141,7 @@ def test_rule_startup_is_the_clipped_intercept():
     assert cm.rule_startup([(100, 2.0), (300, 2.1)], default=0.3) == pytest.approx(1.95)
     assert cm.rule_startup([(100, 0.2), (300, 5.0)], default=0.3) == 0.0  # negative intercept
     assert cm.rule_startup([(100, 2.0), (100, 4.0)], default=0.3) == 0.3  # one size only
+    assert cm.rule_startup([(100, 2.0), (150, 4.0)], default=0.3) == 0.3  # sizes too close
     assert cm.rule_startup([(100, 0.1)], default=0.3) == 0.1  # never above the smallest time
 
 
