@@ -275,7 +275,9 @@ rule make_table_em_claims:
     resources:
         mem_mb=500,
     params:
-        scale=lambda wildcards: study_scale(),
+        scale=lambda wildcards: study_scale(
+            workflow.overwrite_configfiles or workflow.configfiles
+        ),
     message:
         "Checking the EM paper's claims"
     script:

@@ -237,7 +237,9 @@ rule make_table_lsbn_claims:
     resources:
         mem_mb=500,
     params:
-        scale=lambda wildcards: study_scale(),
+        scale=lambda wildcards: study_scale(
+            workflow.overwrite_configfiles or workflow.configfiles
+        ),
     message:
         "Checking the LSBN paper's claims"
     script:

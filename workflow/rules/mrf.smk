@@ -289,7 +289,9 @@ rule make_table_mrf_claims:
     resources:
         mem_mb=500,
     params:
-        scale=lambda wildcards: study_scale(),
+        scale=lambda wildcards: study_scale(
+            workflow.overwrite_configfiles or workflow.configfiles
+        ),
     message:
         "Checking the MRF paper's claims"
     script:

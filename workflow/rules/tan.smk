@@ -175,7 +175,9 @@ rule make_table_tan_claims:
     resources:
         mem_mb=500,
     params:
-        scale=lambda wildcards: study_scale(),
+        scale=lambda wildcards: study_scale(
+            workflow.overwrite_configfiles or workflow.configfiles
+        ),
     message:
         "Checking the TAN paper's claims"
     script:
