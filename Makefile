@@ -1,6 +1,6 @@
 # The two commands of the study:
 #   make study   set up .venv and run the whole study, ending with reports/report.html
-#   make test    set up .venv and run every check (format, lint, unit, statistical, workflow tests)
+#   make test    set up .venv and run every check (format, lint, unit, doctests, statistical, workflow tests)
 #   make slurm-test  the smoke DAG's em branch on a single-node SLURM started here (root; CI runs it)
 
 PYTHON ?= python3
@@ -31,8 +31,11 @@ lint: $(STAMP)
 	$(BIN)/snakefmt --check Snakefile workflow/rules
 	$(BIN)/snakemake --lint --configfile $(CONFIG)
 
+# Unit tests, then the library's docstring examples (a separate run: with --doctest-modules the
+# conftest.py files of tests/ would be collected as modules and clash by name).
 pytest: $(STAMP)
 	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --doctest-modules src
 
 test: lint pytest
 

@@ -22,6 +22,17 @@ from bnstudy.studies.claims import (
 )
 
 
+@pytest.fixture(scope="module")
+def catalogs(repo_root):
+    path = repo_root / "workflow" / "published" / "claims.tsv"
+    return {p: read_catalog(path, p) for p in ("tan", "em", "mrf", "lsbn")}
+
+
+@pytest.fixture(scope="module")
+def catalog_path(repo_root):
+    return repo_root / "workflow" / "published" / "claims.tsv"
+
+
 def _catalog(**value):
     rows = pd.DataFrame(
         {

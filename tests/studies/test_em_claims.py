@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from bnstudy.studies.claims import read_catalog
 from bnstudy.studies.em.claims import (
     complete_data_error,
     em_findings,
@@ -13,6 +14,13 @@ from bnstudy.studies.em.claims import (
     paper_claims,
     pigs_iteration_signs,
 )
+
+
+@pytest.fixture(scope="module")
+def catalogs(repo_root):
+    path = repo_root / "workflow" / "published" / "claims.tsv"
+    return {p: read_catalog(path, p) for p in ("tan", "em", "mrf", "lsbn")}
+
 
 PAPER_N = (25, 50, 100, 200, 400)
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from bnstudy.studies.claims import read_catalog
 from bnstudy.studies.lsbn.claims import DIRECTIONS, lsbn_findings, paper_claims
+
+
+@pytest.fixture(scope="module")
+def catalogs(repo_root):
+    path = repo_root / "workflow" / "published" / "claims.tsv"
+    return {p: read_catalog(path, p) for p in ("tan", "em", "mrf", "lsbn")}
+
 
 NETWORKS = ("alarm", "insurance", "win95pts", "pigs", "link")
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from bnstudy.studies.claims import read_catalog
 from bnstudy.studies.mrf.claims import mrf_findings, paper_claims
+
+
+@pytest.fixture(scope="module")
+def catalogs(repo_root):
+    path = repo_root / "workflow" / "published" / "claims.tsv"
+    return {p: read_catalog(path, p) for p in ("tan", "em", "mrf", "lsbn")}
+
 
 NS = (100, 500, 1000)
 SIMS = {

@@ -9,10 +9,12 @@ from docutils.core import publish_parts
 from bnstudy.studies.claims import Catalog, Finding, assemble
 from bnstudy.studies.scorecard import (
     NOT_RUN,
+    archived_claims,
     read_deviations,
     render_markdown,
     render_rst,
     scorecard,
+    study_scale,
     tally_table,
 )
 
@@ -112,3 +114,19 @@ def test_read_deviations_checks_kinds_and_papers(tmp_path, repo_root):
     dev.assign(paper="xyz").to_csv(bad, sep="\t", index=False)
     with pytest.raises(ValueError, match="unknown papers"):
         read_deviations(bad)
+
+
+def test_study_scale_is_the_config_name():
+    assert study_scale(["config/config.yaml"]) == "laptop"
+    assert study_scale(["config/smoke.yaml", "config/paper_cpu.yaml"]) == "paper_cpu"
+    with pytest.raises(ValueError, match="config file"):
+        study_scale([])
+
+
+def test_archived_claims_lists_the_existing_tables(tmp_path):
+    assert archived_claims(tmp_path) == {}
+    folder = tmp_path / "archive" / "paper_cpu" / "claims"
+    folder.mkdir(parents=True)
+    (folder / "em.csv").write_text("x")
+    assert archived_claims(tmp_path) == {"em": str(folder / "em.csv")}
+    assert archived_claims(tmp_path, scale="paper") == {}

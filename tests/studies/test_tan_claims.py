@@ -5,7 +5,15 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from bnstudy.studies.claims import read_catalog
 from bnstudy.studies.tan.claims import PAIRWISE, paper_claims, tan_findings
+
+
+@pytest.fixture(scope="module")
+def catalogs(repo_root):
+    path = repo_root / "workflow" / "published" / "claims.tsv"
+    return {p: read_catalog(path, p) for p in ("tan", "em", "mrf", "lsbn")}
+
 
 DATASETS = ("bnc_satimage", "bnc_letter", "bnc_usps", "mnist")
 

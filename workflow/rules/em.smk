@@ -277,7 +277,7 @@ rule make_table_em_claims:
         mem_mb=500,
     params:
         code=code_version("make_table_em_claims.py"),
-        scale=lambda wildcards: study_scale(),
+        scale=lambda wildcards: study_scale([config_source()]),
     message:
         "Checking the EM paper's claims"
     script:

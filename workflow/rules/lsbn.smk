@@ -244,7 +244,7 @@ rule make_table_lsbn_claims:
         mem_mb=500,
     params:
         code=code_version("make_table_lsbn_claims.py"),
-        scale=lambda wildcards: study_scale(),
+        scale=lambda wildcards: study_scale([config_source()]),
     message:
         "Checking the LSBN paper's claims"
     script:

@@ -302,7 +302,7 @@ rule make_table_mrf_claims:
         mem_mb=500,
     params:
         code=code_version("make_table_mrf_claims.py"),
-        scale=lambda wildcards: study_scale(),
+        scale=lambda wildcards: study_scale([config_source()]),
     message:
         "Checking the MRF paper's claims"
     script:

@@ -1,6 +1,10 @@
 # Tables of the report. Each table is written twice from one dataframe (CSV + Markdown);
 # `snakemake --report reports/report.html` collects every output wrapped in report(...).
 
+# study_scale: the scale of this run (the config file's name), a param of every claims rule;
+# archived_claims: the paper-scale claims tables (archive/paper_cpu/claims/) that exist.
+from bnstudy.studies.scorecard import archived_claims, study_scale
+
 
 # Every prepared dataset: sizes, features, classes, states per feature, checksums re-verified.
 rule summarize_datasets:
@@ -98,27 +102,6 @@ rule compare_discretization:
         "Comparing our MDL discretization with the authors'"
     script:
         "../scripts/compare_discretization.py"
-
-
-# The scale a run's claims are checked at: the name of the config file that runs (the last
-# --configfile, else the Snakefile's configfile; config.yaml is the laptop scale).
-def study_scale():
-    files = workflow.overwrite_configfiles or workflow.configfiles
-    name = Path(files[-1]).stem if files else "config"
-    return "laptop" if name == "config" else name
-
-
-# The scale whose archived claims tables (archive/<scale>/claims/<paper>.csv) the scorecard shows
-# beside this run's; a paper without one shows "not run at this scale".
-ARCHIVE_SCALE = "paper_cpu"
-
-
-def archived_claims():
-    paths = {
-        p: f"archive/{ARCHIVE_SCALE}/claims/{p}.csv"
-        for p in ("tan", "em", "mrf", "lsbn")
-    }
-    return {p: path for p, path in paths.items() if Path(path).exists()}
 
 
 # The scorecard: every claim of the four papers with its verdict, the deviations beside it. Its

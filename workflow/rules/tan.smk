@@ -182,7 +182,7 @@ rule make_table_tan_claims:
     resources:
         mem_mb=500,
     params:
-        scale=lambda wildcards: study_scale(),
+        scale=lambda wildcards: study_scale([config_source()]),
     message:
         "Checking the TAN paper's claims"
     script:

@@ -21,25 +21,33 @@ Examples
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pandas as pd
 
 from bnstudy.studies.claims import COLUMNS, PAPERS, VERDICTS, tally
 
 __all__ = [
+    "ARCHIVE_SCALE",
     "DEVIATION_COLUMNS",
     "NOT_RUN",
     "PAPER_TITLES",
+    "archived_claims",
     "read_deviations",
     "render_markdown",
     "render_rst",
     "scorecard",
+    "study_scale",
     "tally_table",
 ]
 
 #: The verdict shown for a claim at a scale that was not run (or has no archived claims table).
 NOT_RUN = "not run at this scale"
+
+#: The scale whose archived claims tables (``archive/<scale>/claims/<paper>.csv``) the scorecard
+#: shows beside this run's.
+ARCHIVE_SCALE = "paper_cpu"
 
 #: Short titles of the papers.
 PAPER_TITLES = {
@@ -53,6 +61,26 @@ PAPER_TITLES = {
 DEVIATION_COLUMNS = ("paper", "kind", "item", "the paper", "the study", "where")
 
 _KINDS = ("not public", "paper silent", "our choice", "scale")
+
+
+def study_scale(configfiles: Sequence[str | os.PathLike]) -> str:
+    """The scale a run is checked at: the name of its last config file (``config.yaml``: laptop).
+
+    >>> study_scale(["config/smoke.yaml"])
+    'smoke'
+    >>> study_scale(["config/config.yaml"])
+    'laptop'
+    """
+    if not configfiles:
+        raise ValueError("no config file: the scale of a run is the name of its config file")
+    name = Path(configfiles[-1]).stem
+    return "laptop" if name == "config" else name
+
+
+def archived_claims(root: str | os.PathLike = ".", scale: str = ARCHIVE_SCALE) -> dict[str, str]:
+    """The archived claims tables of ``scale`` that exist, per paper (paths under ``root``)."""
+    paths = {p: Path(root) / "archive" / scale / "claims" / f"{p}.csv" for p in PAPERS}
+    return {p: str(path) for p, path in paths.items() if path.is_file()}
 
 
 def read_deviations(path: str | os.PathLike) -> pd.DataFrame:
