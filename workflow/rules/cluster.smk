@@ -8,6 +8,8 @@ SMALL_RULES = {
     "build_mini_adapt",
     "summarize_networks",
     "compare_mi_graphs",
+    "make_scorecard",
+    "effective_config",
 }
 SMALL_RULE_PREFIXES = ("make_table_", "plot_")
 CLUSTER_LOCAL_RULES = sorted(

@@ -126,13 +126,14 @@ rule make_scorecard:
     log:
         "logs/make_scorecard.log",
     benchmark:
-        "benchmarks/results/make_scorecard.tsv"
+        "logs/benchmarks/make_scorecard.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=500,
     params:
+        code=code_version("make_scorecard.py"),
         papers=["tan", "em", "mrf", "lsbn"],
         archived=lambda wildcards: archived_claims(),
     message:

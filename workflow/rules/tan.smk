@@ -175,13 +175,14 @@ rule make_table_tan_claims:
     log:
         "logs/make_table_tan_claims.log",
     benchmark:
-        "benchmarks/results/make_table_tan_claims.tsv"
+        "logs/benchmarks/make_table_tan_claims.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=500,
     params:
+        code=code_version("make_table_tan_claims.py"),
         scale=lambda wildcards: study_scale([config_source()]),
     message:
         "Checking the TAN paper's claims"

@@ -1,0 +1,32 @@
+"""Every rule that runs a script declares the script's code version and keeps its benchmark
+file under logs/benchmarks/, so a library edit reruns it and its cost is measured."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+RULES = sorted((Path(__file__).resolve().parents[2] / "workflow" / "rules").glob("*.smk"))
+RULE = re.compile(r"^(?:rule|checkpoint) (\w+):\n(.*?)(?=^\S|\Z)", re.S | re.M)
+
+
+def _script_rules():
+    for path in RULES:
+        for name, body in RULE.findall(path.read_text()):
+            script = re.search(r'script:\s*"\.\./scripts/([\w.]+)"', body)
+            if script:
+                yield pytest.param(name, body, script.group(1), id=name)
+
+
+@pytest.mark.parametrize(("name", "body", "script"), list(_script_rules()))
+def test_script_rules_declare_code_version_and_benchmark(name, body, script):
+    assert f'code=code_version("{script}")' in body, f"rule {name}: params.code of {script}"
+    bench = re.search(r'benchmark:\s*"([^"]+)"', body)
+    assert bench, f"rule {name} has no benchmark:"
+    assert bench.group(1).startswith(f"logs/benchmarks/{name}"), f"rule {name}: {bench.group(1)}"
+
+
+def test_some_rules_found():
+    assert len(list(_script_rules())) > 30
