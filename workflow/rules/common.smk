@@ -12,6 +12,8 @@ from bnstudy.provenance import code_version as _code_version
 from bnstudy.structure.lsbn import GLOBAL_LEARNERS, LOCAL_LEARNERS
 from bnstudy.structure.lsbn import settings_from_config as lsbn_settings_from_config
 from bnstudy.studies.em.runner import job_design
+from bnstudy.studies.tan.names import ML_MODELS as TAN_ML_MODELS
+from bnstudy.studies.tan.names import MODELS as TAN_MODELS
 from bnstudy.studies.em.trials import EMSettings
 from bnstudy.utils import derive_seed
 from bnstudy.workflow_config import check_config
@@ -59,7 +61,7 @@ wildcard_constraints:
     observables=r"O_C|O_P|O_T",
     sharing=r"none|SB",
     h=r"[1-9][0-9]*",
-    model=r"nb_ml|chow_liu_ml|nb|tan_random|chow_liu|tan_subset|tan_all|tan_heuristic|pseudo_tan",
+    model=_alternatives(TAN_MODELS),
     fold=r"[0-9]+",
     protocol=r"test|validation",
     n=r"[1-9][0-9]*",
@@ -344,16 +346,15 @@ def tan_settings(dataset):
 
 
 def tan_folds(dataset):
-    """Fold indices trained: all of the dataset's (satimage has 5), at most tan.max_folds."""
-    n = 5 if dataset == "bnc_satimage" else 1
-    return list(range(min(n, config["tan"]["max_folds"])))
+    """Fold indices trained: all of the dataset's (the registry's count), at most tan.max_folds."""
+    return list(range(min(DATASETS[dataset].folds, config["tan"]["max_folds"])))
 
 
 def tan_runs():
     """Every (dataset, model, fold, protocol) run of the configured grid."""
     runs = []
     for model, grid in config["tan"]["models"].items():
-        protocols = ["test"] if model.endswith("_ml") else ["test", "validation"]
+        protocols = ["test"] if model in TAN_ML_MODELS else ["test", "validation"]
         for dataset in grid["datasets"]:
             if dataset not in config["tan"]["datasets"]:
                 continue

@@ -66,12 +66,15 @@ class Dataset:
         ``"votes"`` or ``"network"``.
     description : str
         One line for people.
+    folds : int, default 1
+        Train/test splits the dataset comes in (the TAN authors' satimage has 5).
     """
 
     name: str
     files: tuple[str, ...]
     kind: str
     description: str
+    folds: int = 1
 
 
 _UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
@@ -246,6 +249,7 @@ _DATASET_LIST: tuple[Dataset, ...] = (
         ("bnc/satimage.npz", "bnc/satimage_mi.npz"),
         "discretized_classification",
         _BNC_DESCRIPTION.format("satimage (5 folds)"),
+        folds=5,
     ),
     Dataset(
         "bnc_letter",

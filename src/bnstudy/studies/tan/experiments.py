@@ -52,23 +52,12 @@ from bnstudy.classifiers.structures import (
 )
 from bnstudy.classifiers.training import TrainResult, train_batched, train_ml
 from bnstudy.data.readers import ClassificationSplit
+from bnstudy.studies.tan.names import ML_MODELS, MODELS
 
 __all__ = ["MODELS", "resolve_structure", "run_tan_experiment", "run_tan_experiments"]
 
 logger = logging.getLogger(__name__)
 
-MODELS = (
-    "nb_ml",
-    "chow_liu_ml",
-    "nb",
-    "tan_random",
-    "chow_liu",
-    "tan_subset",
-    "tan_all",
-    "tan_heuristic",
-    "pseudo_tan",
-)
-ML_MODELS = ("nb_ml", "chow_liu_ml")
 SPEC_KEYS = frozenset(
     {"model", "lam", "gamma", "eta", "lr", "K", "ordering", "draw", "root", "pixel_order", "init"}
 )
