@@ -8,11 +8,14 @@ after each step).
 import logging
 
 import numpy as np
-import pandas as pd
 
 from bnstudy.logs import configure_logging
-from bnstudy.studies.mrf.experiments import load_replicate, run_simulation_fit, simulation_graph
-from bnstudy.utils import atomic_path, provenance, save_npz
+from bnstudy.studies.mrf.experiments import (
+    load_replicate,
+    run_simulation_fit,
+    simulation_graph,
+    write_fit,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -31,12 +34,8 @@ def main(
         mle=np.load(mle)["theta"] if mle else None,
         **common,
     )
-    frame = pd.DataFrame(
-        [{"simulation": simulation, "estimator": estimator, "n": n, "rep": rep, **row}]
-    ).assign(**provenance(seed))
-    with atomic_path(metrics) as tmp:
-        frame.to_csv(tmp, index=False)
-    save_npz(estimate, **arrays)
+    keys = {"simulation": simulation, "estimator": estimator, "n": n, "rep": rep}
+    write_fit(metrics, estimate, keys, row, arrays, seed=seed)
 
 
 if __name__ == "__main__":

@@ -372,6 +372,69 @@ def _grouping_blind_mle(
     return est.fit(X, rng=rng).theta_
 
 
+@dataclass
+class _ChainStart:
+    """What every sampler prepares before its first step (Algorithms 1-2, lines 1-2).
+
+    Attributes
+    ----------
+    X : ndarray, shape (n, p)
+        The validated training samples.
+    n : int
+    S : ndarray of float, shape (E,)
+        Agreement counts of the edges.
+    mle : ndarray of float, shape (E,)
+        The grouping-blind MLE ``theta~``.
+    labels : ndarray of int, shape (E,)
+        The K-means start of the grouping.
+    phi : ndarray of float, shape (K,)
+        The K-means start of the group values.
+    """
+
+    X: np.ndarray
+    n: int
+    S: np.ndarray
+    mle: np.ndarray
+    labels: np.ndarray
+    phi: np.ndarray
+
+    @classmethod
+    def prepare(
+        cls,
+        graph: PairwiseGraph,
+        X: np.ndarray,
+        *,
+        rng: np.random.Generator,
+        alpha0: float,
+        mle: np.ndarray | None = None,
+        pcd_params: Mapping[str, Any] | None = None,
+        closed_form: bool = False,
+    ) -> _ChainStart:
+        """Validate ``X``, count agreements, get ``theta~`` and the K-means start.
+
+        ``theta~`` is the closed-form tree MLE when ``closed_form``, else the given ``mle`` or
+        PCD (:func:`_grouping_blind_mle`); the K-means start draws from ``rng`` after it.
+        """
+        X = check_samples(X, graph.n_nodes)
+        S = agreement_counts(graph, X).astype(np.float64)
+        if closed_form:
+            theta_mle = tree_mle(graph, X)
+        else:
+            theta_mle = _grouping_blind_mle(graph, X, mle, pcd_params, rng)
+        labels, phi = initial_grouping(theta_mle, alpha0, rng=rng)
+        return cls(X, int(X.shape[0]), S, theta_mle, labels, phi)
+
+
+def _step_pcd(
+    graph: PairwiseGraph, pcd_params: Mapping[str, Any] | None, step_pcd_iter: int
+) -> PersistentContrastiveDivergence:
+    """The warm-started PCD of each step's tied refit (``n_iter`` of ``pcd_params`` left out)."""
+    step_params = {k: v for k, v in dict(pcd_params or {}).items() if k != "n_iter"}
+    return PersistentContrastiveDivergence(
+        graph, n_iter=int(step_pcd_iter), warm_start=True, **step_params
+    )
+
+
 def _slice_sample(
     logf: Callable[[float], float],
     x0: float,
@@ -460,13 +523,10 @@ def dp_gibbs_tree(
     _check_run(n_steps, burn_in, alpha0)
     if not graph.is_forest:
         raise ValueError(f"dp_gibbs_tree needs a forest; {graph.name} has a cycle")
-    X = check_samples(X, graph.n_nodes)
-    n = X.shape[0]
-    S = agreement_counts(graph, X).astype(np.float64)
-    mle = tree_mle(graph, X)
-    labels, phi = initial_grouping(mle, alpha0, rng=rng)
+    start = _ChainStart.prepare(graph, X, rng=rng, alpha0=alpha0, closed_form=True)
+    n, S, mle = start.n, start.S, start.mle
     init_time = time.perf_counter() - t_start
-    groups = _Groups(labels, phi, item_stat=S)
+    groups = _Groups(start.labels, start.phi, item_stat=S)
     log_new = (math.log(alpha0) + betaln(1.0 + S, 1.0 + n - S)).tolist()
     s_list = S.tolist()
     rec = _Recorder(int(n_steps), graph.n_edges)
@@ -600,15 +660,12 @@ def gibbs_exactl(
     _check_run(n_steps, burn_in, alpha0)
     if int(n_aux) < 1:
         raise ValueError(f"n_aux must be >= 1, got {n_aux}")
-    X = check_samples(X, graph.n_nodes)
-    n = X.shape[0]
     A = enumerate_agreements(graph)  # raises ValueError on graphs too large to enumerate
     AT = np.ascontiguousarray(A.T)  # rows = edges, for per-edge dot products
-    S = agreement_counts(graph, X).astype(np.float64)
-    theta_mle = _grouping_blind_mle(graph, X, mle, pcd_params, rng)
-    labels, phi = initial_grouping(theta_mle, alpha0, rng=rng)
+    start = _ChainStart.prepare(graph, X, rng=rng, alpha0=alpha0, mle=mle, pcd_params=pcd_params)
+    n, S, theta_mle = start.n, start.S, start.mle
     init_time = time.perf_counter() - t_start
-    groups = _Groups(labels, phi, item_stat=S)
+    groups = _Groups(start.labels, start.phi, item_stat=S)
     E = graph.n_edges
     log_aux_prior = math.log(alpha0 / int(n_aux))
     rec = _Recorder(int(n_steps), E)
@@ -788,24 +845,18 @@ def mh_auxvar(
     if auxiliary not in ("moller", "exchange"):
         raise ValueError(f"auxiliary must be 'moller' or 'exchange', got {auxiliary!r}")
     exchange = auxiliary == "exchange"
-    X = check_samples(X, graph.n_nodes)
-    n = X.shape[0]
+    start = _ChainStart.prepare(graph, X, rng=rng, alpha0=alpha0, mle=mle, pcd_params=pcd_params)
+    X, n, S, theta_mle = start.X, start.n, start.S, start.mle
     E = graph.n_edges
-    S = agreement_counts(graph, X).astype(np.float64)
-    theta_mle = _grouping_blind_mle(graph, X, mle, pcd_params, rng)
     w_tilde = logit(theta_mle)
-    labels, phi = initial_grouping(theta_mle, alpha0, rng=rng)
-    groups = _Groups(labels, phi)
+    groups = _Groups(start.labels, start.phi)
 
     kernel = BlockGibbsSampler(graph, theta_mle)
     # auxiliary Z of the c-chain: target P(.; theta~), started from the data
     Z = kernel.sweep(kernel.init_state(n, rng=rng, X=X), rng=rng, n_sweeps=init_sweeps)
     SZ = kernel.agreement_counts(Z)
     Y = Z.copy()  # auxiliary Y of the phi-chain; its target P(.; phi~) is set each step
-    step_params = {k: v for k, v in dict(pcd_params or {}).items() if k != "n_iter"}
-    step_pcd = PersistentContrastiveDivergence(
-        graph, n_iter=int(step_pcd_iter), warm_start=True, **step_params
-    )
+    step_pcd = _step_pcd(graph, pcd_params, step_pcd_iter)
     init_time = time.perf_counter() - t_start
     rec = _Recorder(int(n_steps), E)
     c_tried = c_acc = phi_tried = phi_acc = 0
@@ -975,18 +1026,13 @@ def gibbs_sba(
     _check_run(n_steps, burn_in, alpha0)
     if phi_estimate not in ("pcd", "pooled"):
         raise ValueError(f"phi_estimate must be 'pcd' or 'pooled', got {phi_estimate!r}")
-    X = check_samples(X, graph.n_nodes)
-    n = X.shape[0]
+    start = _ChainStart.prepare(graph, X, rng=rng, alpha0=alpha0, mle=mle, pcd_params=pcd_params)
+    X, n, theta_mle = start.X, start.n, start.mle
     E = graph.n_edges
-    theta_mle = _grouping_blind_mle(graph, X, mle, pcd_params, rng)
     k_strip = np.floor(n * theta_mle)  # Sec. 3.2.1: Beta(floor(n theta~) + 1, n - floor(.) + 1)
     log_new = math.log(alpha0) + betaln(k_strip + 1.0, n - k_strip + 1.0)
-    labels, phi = initial_grouping(theta_mle, alpha0, rng=rng)
-    groups = _Groups(labels, phi, item_stat=k_strip)
-    step_params = {k: v for k, v in dict(pcd_params or {}).items() if k != "n_iter"}
-    step_pcd = PersistentContrastiveDivergence(
-        graph, n_iter=int(step_pcd_iter), warm_start=True, **step_params
-    )
+    groups = _Groups(start.labels, start.phi, item_stat=k_strip)
+    step_pcd = _step_pcd(graph, pcd_params, step_pcd_iter)
     init_time = time.perf_counter() - t_start
     rec = _Recorder(int(n_steps), E)
 

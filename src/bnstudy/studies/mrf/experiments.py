@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from bnstudy.mrf.exact import log_likelihood
 from bnstudy.mrf.graph import PairwiseGraph, binary_tree, from_edges, grid
@@ -56,7 +57,7 @@ from bnstudy.mrf.mle import oracle_mle, pcd_mle, tree_mle
 from bnstudy.mrf.model import check_samples, log_pseudo_likelihood
 from bnstudy.mrf.sampling import AUTO_ENUMERATION_NODES, sample
 from bnstudy.mrf.senate import neighbourhood_selection_graph
-from bnstudy.utils import save_npz
+from bnstudy.utils import atomic_path, provenance, save_npz
 
 __all__ = [
     "BAYESIAN_ESTIMATORS",
@@ -74,6 +75,7 @@ __all__ = [
     "save_replicate",
     "simulate_replicate",
     "simulation_graph",
+    "write_fit",
 ]
 
 logger = logging.getLogger(__name__)
@@ -529,3 +531,39 @@ def run_senate_fit(
         fit.seconds,
     )
     return row, _arrays(fit)
+
+
+# --------------------------------------------------------------------------------------------
+# outputs
+# --------------------------------------------------------------------------------------------
+
+
+def write_fit(
+    metrics: PathLike,
+    estimate: PathLike,
+    keys: Mapping[str, Any],
+    row: Mapping[str, Any],
+    arrays: Mapping[str, np.ndarray],
+    *,
+    seed: int,
+) -> None:
+    """Write one fit's outputs atomically: the metrics row and the estimate's arrays.
+
+    Parameters
+    ----------
+    metrics : path-like
+        CSV of one row: ``keys``, then ``row``, then the provenance (package version, git
+        commit, ``seed``).
+    estimate : path-like
+        ``.npz`` of ``arrays``.
+    keys : mapping
+        What identifies the run (simulation, estimator, n, replicate; or the Senate sessions).
+    row, arrays
+        What :func:`run_simulation_fit` or :func:`run_senate_fit` returned.
+    seed : int
+        The seed the run's generator was made from.
+    """
+    frame = pd.DataFrame([{**keys, **row}]).assign(**provenance(seed))
+    with atomic_path(metrics) as tmp:
+        frame.to_csv(tmp, index=False)
+    save_npz(estimate, **arrays)
