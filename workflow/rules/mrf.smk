@@ -1,30 +1,98 @@
 # Paper `mrf`: Liu & Page (2013), latently-grouped parameters in binary pairwise MRFs.
 #
-# results/mrf/<simulation>/rep=<rep>/data.npz                    truth, training and test samples
-# results/mrf/<simulation>/<estimator>/n=<n>/rep=<rep>/           one estimator on one training set
+# results/mrf/<simulation>/block=<block>/data.npz                truth, training and test samples
+#                                                                 of a block of replicates
+# results/mrf/<simulation>/<estimator>/block=<block>/             one estimator on every training
+#                                                                 size of a block's replicates
 # results/mrf/senate/train=<session>/graph.npz                    Senate graph of the training session
 # results/mrf/senate/train=<session>/<estimator>/                 MLE or Gibbs_SBA on the Senate votes
 # <simulation>: tree (Sec. 4.1, Figs. 1-2), small_grid (Sec. 4.2, Figs. 3-4, Table 1),
 # large_grid (Sec. 4.3, Figs. 5-6); the Senate is Sec. 5, Table 2.
+#
+# A job handles a block of replicates (config mrf.<simulation>.replicates_per_job, else the
+# defaults below) so that the paper's 500 tree replicates do not make thousands of short jobs; each
+# replicate and each run keeps its own seed, derived from the config seed, the simulation and the
+# replicate (and the estimator and n for a fit), so the blocking changes no result.
+
+# Replicates per job: a tree block of 50 is ~10 minutes per estimator at the paper's scale.
+MRF_REPLICATES_PER_JOB = {"tree": 50, "small_grid": 5, "large_grid": 5}
 
 
-# One replicate: grouped true parameters, the largest training set and the test set.
+def mrf_block_size(simulation):
+    cfg = config["mrf"][simulation]
+    size = int(cfg.get("replicates_per_job", MRF_REPLICATES_PER_JOB[simulation]))
+    if size < 1:
+        raise ValueError(
+            f"config mrf.{simulation}.replicates_per_job must be >= 1, got {size}"
+        )
+    return size
+
+
+def mrf_block_reps(simulation, block):
+    """The replicate numbers of one block: [block * size, (block + 1) * size) within replicates."""
+    size, total = mrf_block_size(simulation), config["mrf"][simulation]["replicates"]
+    return list(range(int(block) * size, min((int(block) + 1) * size, total)))
+
+
+def mrf_blocks(simulation):
+    size, total = mrf_block_size(simulation), config["mrf"][simulation]["replicates"]
+    return list(range(-(-total // size)))
+
+
+def mrf_block_runs():
+    """Per-run metrics (one row per training size and replicate) of every block."""
+    return [
+        f"results/mrf/{simulation}/{estimator}/block={block}/metrics.csv"
+        for simulation in MRF_SIMULATIONS
+        for estimator in config["mrf"][simulation]["estimators"]
+        for block in mrf_blocks(simulation)
+    ]
+
+
+def mrf_block_inputs(wildcards):
+    """The block's replicates, and the grouping-blind MLEs a sampler starts from."""
+    root = f"results/mrf/{wildcards.simulation}"
+    inputs = {"data": f"{root}/block={wildcards.block}/data.npz"}
+    if wildcards.estimator in MRF_FROM_MLE:
+        inputs["mle"] = f"{root}/mle/block={wildcards.block}/estimates.npz"
+    return inputs
+
+
+def mrf_simulation_seeds(wildcards):
+    return {
+        rep: seed_for("simulate_mrf_data", wildcards.simulation, rep)
+        for rep in mrf_block_reps(wildcards.simulation, wildcards.block)
+    }
+
+
+def mrf_fit_seeds(wildcards):
+    sim, est = wildcards.simulation, wildcards.estimator
+    return [
+        ((n, rep), seed_for("fit_mrf", sim, est, n, rep))
+        for n in config["mrf"][sim]["sample_sizes"]
+        for rep in mrf_block_reps(sim, wildcards.block)
+    ]
+
+
+wildcard_constraints:
+    block=r"\d+",
+
+
+# One block of replicates: grouped true parameters, the largest training set and the test set.
 rule simulate_mrf_data:
     output:
-        data="results/mrf/{simulation}/rep={rep}/data.npz",
+        data="results/mrf/{simulation}/block={block}/data.npz",
     log:
-        "logs/simulate_mrf_data/{simulation}/rep={rep}.log",
+        "logs/simulate_mrf_data/{simulation}/block={block}.log",
     benchmark:
-        "benchmarks/results/simulate_mrf_data/{simulation}/rep={rep}.tsv"
+        "benchmarks/results/simulate_mrf_data/{simulation}/block={block}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
         mem_mb=2000,
     params:
-        seed=lambda wildcards: seed_for(
-            "simulate_mrf_data", wildcards.simulation, wildcards.rep
-        ),
+        seeds=mrf_simulation_seeds,
         graph=lambda wildcards: mrf_graph(wildcards.simulation),
         n_groups=lambda wildcards: config["mrf"][wildcards.simulation]["n_groups"],
         n_train=lambda wildcards: max(
@@ -33,42 +101,39 @@ rule simulate_mrf_data:
         n_test=lambda wildcards: config["mrf"][wildcards.simulation]["n_test"],
         gibbs_sweeps=lambda wildcards: mrf_gibbs_sweeps(wildcards.simulation),
     message:
-        "Simulating MRF data: {wildcards.simulation}, replicate {wildcards.rep}"
+        "Simulating MRF data: {wildcards.simulation}, replicate block {wildcards.block}"
     script:
         "../scripts/simulate_mrf_data.py"
 
 
-# One estimator (MLE, oracle or a DP grouping sampler) on the first n training samples.
+# One estimator (MLE, oracle or a DP grouping sampler) on every training size of a block.
 rule fit_mrf:
     input:
-        unpack(mrf_fit_inputs),
+        unpack(mrf_block_inputs),
     output:
-        metrics="results/mrf/{simulation}/{estimator}/n={n}/rep={rep}/metrics.csv",
-        estimate="results/mrf/{simulation}/{estimator}/n={n}/rep={rep}/estimate.npz",
+        metrics="results/mrf/{simulation}/{estimator}/block={block}/metrics.csv",
+        estimate="results/mrf/{simulation}/{estimator}/block={block}/estimates.npz",
     log:
-        "logs/fit_mrf/{simulation}/{estimator}/n={n}/rep={rep}.log",
+        "logs/fit_mrf/{simulation}/{estimator}/block={block}.log",
     benchmark:
-        "benchmarks/results/fit_mrf/{simulation}/{estimator}/n={n}/rep={rep}.tsv"
+        "benchmarks/results/fit_mrf/{simulation}/{estimator}/block={block}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=3000,
     params:
-        seed=lambda wildcards: seed_for(
-            "fit_mrf",
-            wildcards.simulation,
-            wildcards.estimator,
-            wildcards.n,
-            wildcards.rep,
-        ),
+        seeds=mrf_fit_seeds,
+        sample_sizes=lambda wildcards: config["mrf"][wildcards.simulation][
+            "sample_sizes"
+        ],
         graph=lambda wildcards: mrf_graph(wildcards.simulation),
         settings=lambda wildcards: mrf_settings(
             wildcards.simulation, wildcards.estimator
         ),
         common=mrf_common(),
     message:
-        "MRF {wildcards.estimator} on {wildcards.simulation}, n={wildcards.n}, replicate {wildcards.rep}"
+        "MRF {wildcards.estimator} on {wildcards.simulation}, replicate block {wildcards.block}"
     script:
         "../scripts/fit_mrf.py"
 
@@ -127,7 +192,7 @@ rule fit_mrf_senate:
 # Every simulation run in one tidy table, and means over replicates (the data of Figs. 1-6).
 rule make_table_mrf_summary:
     input:
-        runs=mrf_simulation_runs(),
+        runs=mrf_block_runs(),
     output:
         runs="reports/mrf/tables/runs.csv",
         csv=report(

@@ -1,6 +1,7 @@
 """All simulation runs of Liu & Page (2013) in one tidy table, and their means over replicates.
 
-Outputs: ``reports/mrf/tables/runs.csv`` (one row per simulation, estimator, n and replicate) and
+Inputs: the per-run metrics of every block of replicates. Outputs: ``reports/mrf/tables/runs.csv``
+(one row per simulation, estimator, n and replicate) and
 ``reports/mrf/tables/summary.{csv,md}``.
 """
 
@@ -10,14 +11,14 @@ import pandas as pd
 
 from bnstudy.logs import configure_logging
 from bnstudy.report import write_table
-from bnstudy.studies.mrf.tables import summarize_runs
+from bnstudy.studies.mrf.tables import concat_runs, summarize_runs
 from bnstudy.utils import atomic_path
 
 logger = logging.getLogger(__name__)
 
 
 def main(run_files, runs_csv, csv, md):
-    runs = pd.concat([pd.read_csv(f) for f in run_files], ignore_index=True)
+    runs = concat_runs([pd.read_csv(f) for f in run_files])
     with atomic_path(runs_csv) as tmp:
         runs.to_csv(tmp, index=False)
     summary = summarize_runs(runs)
