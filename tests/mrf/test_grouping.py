@@ -104,6 +104,8 @@ def test_blocked_tree_gibbs_chains_do_not_depend_on_each_other():
             np.testing.assert_array_equal(lab, canonical_labels(lab))
             assert np.unique(lab).size == np.unique(row).size
         assert res.n_groups.tolist() == [np.unique(lab).size for lab in res.groupings]
+    for X, res in zip(Xs, batch, strict=True):
+        np.testing.assert_array_equal(res.mle, tree_mle(g, X))  # the MLE from the counts at hand
     lean = dp_blocked_gibbs_tree(
         g, Xs[0], n_steps=25, burn_in=5, rng=np.random.default_rng(1), keep_samples=False
     )

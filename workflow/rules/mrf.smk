@@ -31,7 +31,12 @@ def mrf_block_size(simulation):
 def mrf_block_reps(simulation, block):
     """The replicate numbers of one block: [block * size, (block + 1) * size) within replicates."""
     size, total = mrf_block_size(simulation), config["mrf"][simulation]["replicates"]
-    return list(range(int(block) * size, min((int(block) + 1) * size, total)))
+    reps = list(range(int(block) * size, min((int(block) + 1) * size, total)))
+    if not reps:
+        raise ValueError(
+            f"{simulation} has {total} replicates in blocks of {size}: no block {block}"
+        )
+    return reps
 
 
 def mrf_blocks(simulation):

@@ -57,7 +57,7 @@ from scipy.special import betaln
 
 from bnstudy.mrf.exact import enumerate_agreements
 from bnstudy.mrf.graph import PairwiseGraph
-from bnstudy.mrf.mle import PersistentContrastiveDivergence, tree_mle
+from bnstudy.mrf.mle import PersistentContrastiveDivergence
 from bnstudy.mrf.model import THETA_EPS, agreement_counts, check_samples, check_theta, logit
 from bnstudy.mrf.sampling import BlockGibbsSampler
 
@@ -77,6 +77,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _LOGIT_LO, _LOGIT_HI = float(logit(THETA_EPS)), float(logit(1 - THETA_EPS))
+#: The clip of :func:`bnstudy.mrf.mle.tree_mle` (its default ``eps``).
+_TREE_MLE_EPS = 1e-4
 
 
 # --------------------------------------------------------------------------------------------
@@ -419,7 +421,10 @@ class _ChainStart:
         X = check_samples(X, graph.n_nodes)
         S = agreement_counts(graph, X).astype(np.float64)
         if closed_form:
-            theta_mle = tree_mle(graph, X)
+            # tree_mle(graph, X) from the counts at hand: S / n clipped to [1e-4, 1 - 1e-4]
+            if not graph.is_forest:
+                raise ValueError(f"the closed-form MLE needs a forest; {graph.name} has a cycle")
+            theta_mle = np.clip(S / X.shape[0], _TREE_MLE_EPS, 1.0 - _TREE_MLE_EPS)
         else:
             theta_mle = _grouping_blind_mle(graph, X, mle, pcd_params, rng)
         labels, phi = initial_grouping(theta_mle, alpha0, rng=rng)
