@@ -348,5 +348,5 @@ def test_fast_vi_difference_equals_the_reference():
     gs[1] = truth  # the truth itself
     ref = vi_difference(gs, truth, rng=np.random.default_rng(8))
     fast = vi_difference_fast(gs, truth, rng=np.random.default_rng(8))
-    assert fast == pytest.approx(ref, rel=1e-12, abs=1e-12)
+    assert fast == ref  # same draws, same sums in the same order
     assert vi_difference_fast(truth, truth, rng=np.random.default_rng(1)) > 0

@@ -414,33 +414,43 @@ def heldout_log_likelihood(
     return log_pseudo_likelihood(graph, theta, X), "pseudo_loglik"
 
 
-def _entropies(counts: np.ndarray, total: int) -> np.ndarray:
-    """Entropy (nats) of each row of a count matrix whose rows sum to ``total``."""
-    p = counts / total
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return -np.where(p > 0, p * np.log(p), 0.0).sum(axis=-1)
+def _entropy(p: np.ndarray) -> float:
+    return -np.sum(p * np.log(p))
 
 
 def _vi_to_truth(gs: np.ndarray, truth: np.ndarray) -> np.ndarray:
-    """``VI(gs[t], truth)`` for every row of ``gs`` (labels ``0 .. k_t - 1``), vectorised over rows."""
+    """``VI(gs[t], truth)`` for every row of ``gs``, as :func:`variation_of_information` computes it.
+
+    Rows of ``gs`` and ``truth`` hold labels ``0 .. k - 1`` in the order ``numpy.unique`` gives
+    them. The joint counts of all rows come from one ``bincount``; the entropies are summed row by
+    row over the same entries in the same order as the reference, so the values are equal.
+    """
     T, r = gs.shape
     kg, kb = int(gs.max()) + 1, int(truth.max()) + 1
-    idx = (np.arange(T)[:, None] * kg + gs) * kb + truth[None, :]
-    joint = np.bincount(idx.ravel(), minlength=T * kg * kb).reshape(T, kg * kb)
-    pa = np.bincount((np.arange(T)[:, None] * kg + gs).ravel(), minlength=T * kg).reshape(T, kg)
-    pb = np.bincount(truth, minlength=kb)
-    vi = 2.0 * _entropies(joint, r) - _entropies(pa, r) - _entropies(pb[None, :], r)
-    return np.where(vi > 1e-12, vi, 0.0)
+    rows = np.arange(T)[:, None]
+    joint = np.bincount(
+        (rows * (kg * kb) + gs * kb + truth[None, :]).ravel(), minlength=T * kg * kb
+    )
+    joint = joint.reshape(T, kg * kb).astype(np.float64) / r
+    pa = np.bincount((rows * kg + gs).ravel(), minlength=T * kg).reshape(T, kg) / r
+    h_b = _entropy(np.bincount(truth) / r)
+    k = gs.max(axis=1) + 1
+    out = np.empty(T)
+    for t in range(T):
+        j = joint[t]
+        vi = 2.0 * _entropy(j[j > 0]) - _entropy(pa[t, : k[t]]) - h_b
+        out[t] = float(vi) if vi > 1e-12 else 0.0
+    return out
 
 
 def vi_difference_fast(
     groupings: np.ndarray, truth: np.ndarray, *, rng: np.random.Generator
 ) -> float:
-    """:func:`bnstudy.mrf.metrics.vi_difference` with the VIs of all steps computed at once.
+    """:func:`bnstudy.mrf.metrics.vi_difference` with the joint counts of all steps at once.
 
     Draws the same random groupings from ``rng`` in the same order (one
-    :func:`~bnstudy.mrf.metrics.random_grouping` per step) and agrees with it to rounding; on the
-    paper's tree (8,190 edges, 500 steps) it is about 20 times faster.
+    :func:`~bnstudy.mrf.metrics.random_grouping` per step) and returns the same value; on the
+    paper's tree (8,190 edges, 500 steps) it needs one ``numpy.unique`` per step instead of five.
     """
     gs = np.atleast_2d(np.asarray(groupings))
     truth = np.unique(np.asarray(truth).ravel(), return_inverse=True)[1].reshape(-1)
@@ -449,9 +459,10 @@ def vi_difference_fast(
     labels = np.empty(gs.shape, dtype=np.int64)
     rand = np.empty(gs.shape, dtype=np.int64)
     for t, g in enumerate(gs):
-        uniq, labels[t] = np.unique(g, return_inverse=True)
+        uniq, inv = np.unique(g, return_inverse=True)
+        labels[t] = inv.reshape(-1)
         rand[t] = random_grouping(truth.size, uniq.size, rng=rng)
-    return float(np.mean(_vi_to_truth(rand, truth) - _vi_to_truth(labels, truth)))
+    return float((_vi_to_truth(rand, truth) - _vi_to_truth(labels, truth)).mean())
 
 
 def _sampler_summary(fit: Fit, truth: np.ndarray | None, rng: np.random.Generator) -> dict:
