@@ -8,6 +8,7 @@ import pytest
 
 from bnstudy.studies.mrf.tables import (
     PAPER_STEPS,
+    concat_runs,
     paper_claims,
     runtime_table,
     senate_table,
@@ -175,3 +176,22 @@ def test_trends_need_two_sample_sizes(published):
     assert len(untested) >= 5
     assert untested["agrees"].isna().all()
     assert claims.loc[claims["verdict"] != "not tested", "agrees"].isin([True, False]).all()
+
+
+def test_concat_runs_orders_blocks_as_one_file_per_run():
+    def block(sim, est, reps, ns=(100, 200)):
+        return pd.DataFrame(
+            [{"simulation": sim, "estimator": est, "n": n, "rep": r} for n in ns for r in reps]
+        )
+
+    runs = concat_runs(
+        [block("tree", "mle", [0, 1]), block("tree", "mle", [2]), block("grid", "mle", [0])]
+    )
+    keys = list(zip(runs["simulation"], runs["n"], runs["rep"], strict=True))
+    assert keys == [
+        ("tree", 100, 0), ("tree", 100, 1), ("tree", 100, 2),
+        ("tree", 200, 0), ("tree", 200, 1), ("tree", 200, 2),
+        ("grid", 100, 0), ("grid", 200, 0),
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="rep"):
+        concat_runs([block("tree", "mle", [0]).drop(columns="rep")])

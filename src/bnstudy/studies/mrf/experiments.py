@@ -790,10 +790,14 @@ def write_fit(
     seed : int
         The seed the run's generator was made from.
     """
-    frame = pd.DataFrame([{**keys, **row}]).assign(**provenance(seed))
-    with atomic_path(metrics) as tmp:
-        frame.to_csv(tmp, index=False)
+    _write_rows(metrics, [{**keys, **row, **provenance(seed)}])
     save_npz(estimate, **arrays)
+
+
+def _write_rows(metrics: PathLike, records: Sequence[Mapping[str, Any]]) -> None:
+    """One CSV row per record, written atomically."""
+    with atomic_path(metrics) as tmp:
+        pd.DataFrame.from_records(list(records)).to_csv(tmp, index=False)
 
 
 def _run_key(n: int, rep: int) -> str:
@@ -829,8 +833,7 @@ def write_block(
         prov = provenance(seeds[n, rep])
         records.append({**keys, "n": n, "rep": rep, **rest, **prov})
         arrays |= {f"{_run_key(n, rep)}/{k}": v for k, v in run_arrays.items()}
-    with atomic_path(metrics) as tmp:
-        pd.DataFrame.from_records(records).to_csv(tmp, index=False)
+    _write_rows(metrics, records)
     save_npz(estimate, **arrays)
 
 
