@@ -13,9 +13,11 @@ Every timed call includes the grouping-blind PCD MLE that starts the chain (the 
 and 2 begin with it). Data generation is not timed. Each timing is the median of ``--repeats``
 runs with different seeds.
 
-Tree (Sec. 4.1, an extra line): the exact collapsed DP Gibbs sampler on the height-12 binary tree
-(8,190 edges, 25 groups) at ``n = 1000`` for ``--tree-steps`` steps, extrapolated to the paper's 500
-(Fig. 2: 400-460 s).
+Tree (Sec. 4.1): today's per-run path (the collapsed DP Gibbs sampler, ``--tree-steps`` steps
+extrapolated to the paper's 500, then the metrics) beside the blocked sampler run on a block of
+``--tree-replicates`` replicates of the height-12 binary tree (8,190 edges, 25 groups, ``n =
+--tree-n``) for ``--tree-new-steps`` steps, on the same data; seconds per run and their ratio (the
+paper's Fig. 2: 400-460 s per run).
 
 Large grid (Sec. 4.3): Gibbs_SBA on the 30x30 grid (10 groups) for one replicate at
 ``--sba-n`` (default 1000, the slowest training size) for ``--sba-steps`` steps (default: the
@@ -26,7 +28,8 @@ Usage::
 
     .venv/bin/python benchmarks/bench_mrf.py [--ns 100 500 1000] [--repeats 3]
         [--exactl-steps 100] [--mh-steps 20] [--sba-n 1000] [--sba-steps 100] [--skip-mh]
-        [--tree-steps 20] [--skip-large]
+        [--tree-steps 20] [--tree-new-steps 500] [--tree-replicates 5] [--tree-n 1000]
+        [--skip-large] [--skip-grids]
 """
 
 from __future__ import annotations
@@ -48,6 +51,13 @@ from bnstudy.mrf import (
     mh_auxvar,
     pcd_mle,
     sample,
+    tree_mle,
+)
+from bnstudy.mrf.metrics import vi_difference
+from bnstudy.studies.mrf.experiments import (
+    heldout_log_likelihood,
+    run_simulation_block,
+    simulate_replicate,
 )
 
 # Liu & Page (2013), Table 1: run time in seconds on the 4x4 grid.
@@ -124,21 +134,87 @@ def bench_small_grid(ns, repeats: int, exactl_steps: int, mh_steps: int, skip_mh
     return rows
 
 
-def bench_tree(n: int, steps: int, seed: int = 3):
+def _old_tree_fit(g, rep, n: int, steps: int, seed: int) -> tuple[float, float]:
+    """Today's per-run path: collapsed ``dp_gibbs_tree``, then the metrics with ``vi_difference``.
+
+    Returns the CPU seconds of the run (sampler, VI difference, test log-likelihood) and the MAE.
+    """
+    t0 = time.process_time()
     rng = np.random.default_rng(seed)
+    res = dp_gibbs_tree(g, rep.training_set(n), n_steps=steps, rng=rng)
+    vi_difference(res.groupings, rep.groups, rng=rng)
+    heldout_log_likelihood(g, res.theta_mean, rep.test)
+    return time.process_time() - t0, mean_absolute_error(rep.theta, res.theta_mean)
+
+
+def bench_tree(n: int, steps: int, replicates: int, new_steps: int, seed: int = 3):
+    """Today's tree path against the blocked sampler run on a block of replicates, same data.
+
+    Both paths fit the same ``replicates`` data sets (height-12 tree, 25 groups, ``n`` training
+    and 1,000 test samples) and compute the same metrics; times are CPU seconds
+    (``time.process_time``), which a loaded machine inflates less than wall time. Today's
+    collapsed sampler runs ``steps`` and ``2 * steps`` steps per replicate and is extrapolated
+    linearly to the paper's 500; the new path runs ``new_steps`` steps (default the paper's 500)
+    on all replicates as one block (:func:`run_simulation_block`, one chain per replicate, its own
+    seed), extrapolated the same way when ``new_steps < 500``. The random streams differ, so the
+    estimates are compared by their error against the truth; the statistical equivalence of the
+    two samplers is tested in ``tests/mrf/test_grouping.py``.
+    """
     g = binary_tree(12)
-    theta, _ = draw_grouped_parameters(g.n_edges, 25, rng=rng)
-    X = sample(g, theta, n, rng=rng)
-    res = dp_gibbs_tree(g, X, n_steps=steps, rng=rng)
-    per_step = (res.run_time - res.init_time) / steps
-    total = res.init_time + 500 * per_step
-    print(f"\nbinary tree, height 12 (8,190 edges), 25 groups, n = {n} (Sec. 4.1, Fig. 2)")
+    reps = {
+        r: simulate_replicate(
+            g, n_groups=25, n_train=n, n_test=1000, rng=np.random.default_rng(seed + r)
+        )
+        for r in range(replicates)
+    }
+    old_per_run, old_mae = [], []
+    for r, rep in reps.items():
+        t1, _ = _old_tree_fit(g, rep, n, steps, seed=100 + r)
+        t2, mae = _old_tree_fit(g, rep, n, 2 * steps, seed=100 + r)
+        old_per_run.append(t1 + (t2 - t1) * (500 - steps) / steps)
+        old_mae.append(mae)
+    seeds = {(n, r): 100 + r for r in reps}
+
+    def new_block(n_steps):
+        t0 = time.process_time()
+        rows = run_simulation_block(
+            "dp_gibbs_tree",
+            g,
+            reps,
+            [n],
+            seeds,
+            chains_per_batch=replicates,
+            settings={"n_steps": n_steps},
+        )
+        return (time.process_time() - t0) / replicates, rows
+
+    if new_steps >= 500:
+        new_per_run, rows = new_block(500)
+    else:
+        t1, _ = new_block(new_steps)
+        t2, rows = new_block(2 * new_steps)
+        new_per_run = t1 + (t2 - t1) * (500 - new_steps) / new_steps
+    new_mae = [row["mae"] for row, _ in rows]
+    mle_mae = [
+        mean_absolute_error(rep.theta, tree_mle(g, rep.training_set(n))) for rep in reps.values()
+    ]
+    old_med = statistics.median(old_per_run)
+    print(f"\nbinary tree, height 12 (8,190 edges), 25 groups, n = {n}, {replicates} replicates")
+    print("  CPU seconds per run at the paper's 500 steps, sampler + metrics")
     print(
-        f"  dp_gibbs_tree {steps} steps: {res.run_time:.1f} s ({per_step:.3f} s/step); at the "
-        f"paper's 500 steps: {total:.0f} s (paper: 400-460 s, ratio {400 / total:.1f}-"
-        f"{460 / total:.1f}x)"
+        f"  today (collapsed, {steps} and {2 * steps} steps run, extrapolated), median: "
+        f"{old_med:9.1f} s"
     )
-    return total
+    print(
+        f"  new   (blocked, one block of {replicates}, {new_steps} steps run), mean:      "
+        f"{new_per_run:9.1f} s   ratio {old_med / new_per_run:.1f}x"
+    )
+    print(
+        f"  MAE median: today {statistics.median(old_mae):.4f} (after {2 * steps} steps), "
+        f"new {statistics.median(new_mae):.4f}, grouping-blind MLE "
+        f"{statistics.median(mle_mae):.4f}"
+    )
+    return old_med, new_per_run
 
 
 def bench_large_grid(n: int, steps: int, seed: int = 7):
@@ -184,10 +260,15 @@ def main(argv=None) -> None:
     ap.add_argument("--sba-steps", type=int, default=100)
     ap.add_argument("--skip-large", action="store_true")
     ap.add_argument("--tree-steps", type=int, default=20)
+    ap.add_argument("--tree-new-steps", type=int, default=500)
+    ap.add_argument("--tree-replicates", type=int, default=5)
+    ap.add_argument("--tree-n", type=int, default=1000)
+    ap.add_argument("--skip-grids", action="store_true")
     args = ap.parse_args(argv)
-    bench_small_grid(args.ns, args.repeats, args.exactl_steps, args.mh_steps, args.skip_mh)
+    if not args.skip_grids:
+        bench_small_grid(args.ns, args.repeats, args.exactl_steps, args.mh_steps, args.skip_mh)
     if args.tree_steps > 0:
-        bench_tree(1000, args.tree_steps)
+        bench_tree(args.tree_n, args.tree_steps, args.tree_replicates, args.tree_new_steps)
     if not args.skip_large:
         bench_large_grid(args.sba_n, args.sba_steps)
 

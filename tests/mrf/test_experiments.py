@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from bnstudy.mrf import binary_tree, grid, log_likelihood, log_pseudo_likelihood, tree_mle
+from bnstudy.mrf.metrics import vi_difference
 from bnstudy.studies.mrf.experiments import (
     ESTIMATORS,
     fit_estimator,
@@ -13,12 +15,18 @@ from bnstudy.studies.mrf.experiments import (
     learn_senate_graph,
     load_graph,
     load_replicate,
+    load_replicates,
+    load_run_arrays,
     run_senate_fit,
+    run_simulation_block,
     run_simulation_fit,
     save_graph,
     save_replicate,
+    save_replicates,
     simulate_replicate,
     simulation_graph,
+    vi_difference_fast,
+    write_block,
 )
 
 FAST_PCD = {"n_iter": 60, "n_particles": 60, "learning_rate": 1.0, "step_iter": 3}
@@ -257,3 +265,89 @@ def test_senate_graph_and_fits(votes):
     assert np.isnan(sba["vi_difference"])  # no true grouping on real data
     with pytest.raises(ValueError, match="mle and gibbs_sba"):
         run_senate_fit("oracle", graph, train, test, rng=np.random.default_rng(0))
+
+
+# ---------------------------------------------------------------- blocks of replicates
+
+
+@pytest.fixture(scope="module")
+def tree_block():
+    graph = binary_tree(5)
+    reps = {
+        r: simulate_replicate(
+            graph, n_groups=4, n_train=120, n_test=30, rng=np.random.default_rng(10 + r)
+        )
+        for r in (3, 4, 5)
+    }
+    seeds = {(n, r): 1000 * n + r for n in (60, 120) for r in reps}
+    return graph, reps, seeds
+
+
+@pytest.mark.parametrize("estimator", ["mle", "oracle", "dp_gibbs_tree"])
+def test_a_block_gives_each_run_its_own_result(tree_block, estimator):
+    """Grouping replicates in one job changes no run: each equals its run alone, same seed."""
+    graph, reps, seeds = tree_block
+    opts = {"settings": {"n_steps": 12}, "burn_in_fraction": 0.25}
+    runs = run_simulation_block(
+        estimator, graph, reps, [60, 120], seeds, chains_per_batch=2, **opts
+    )
+    assert [(r["n"], r["rep"]) for r, _ in runs] == [(n, r) for n in (60, 120) for r in reps]
+    for row, arrays in runs:
+        alone, alone_arrays = run_simulation_fit(
+            estimator,
+            graph,
+            reps[row["rep"]],
+            row["n"],
+            rng=np.random.default_rng(seeds[row["n"], row["rep"]]),
+            **opts,
+        )
+        np.testing.assert_array_equal(arrays["theta"], alone_arrays["theta"])
+        for key in ("mae", "test_loglik", "vi_difference", "n_groups", "n_steps"):
+            assert row[key] == alone[key] or (np.isnan(row[key]) and np.isnan(alone[key]))
+    with pytest.raises(ValueError, match="no seed"):
+        run_simulation_block(estimator, graph, reps, [99], seeds, **opts)
+
+
+def test_block_files_round_trip(tmp_path, tree_block):
+    graph, reps, seeds = tree_block
+    save_replicates(tmp_path / "data.npz", reps, {r: 7 + r for r in reps})
+    back = load_replicates(tmp_path / "data.npz")
+    assert sorted(back) == sorted(reps)
+    for r, rep in reps.items():
+        np.testing.assert_array_equal(back[r].train, rep.train)
+        np.testing.assert_array_equal(back[r].groups, rep.groups)
+    runs = run_simulation_block("mle", graph, back, [60, 120], seeds)
+    write_block(
+        tmp_path / "m.csv",
+        tmp_path / "e.npz",
+        {"simulation": "tree", "estimator": "mle"},
+        runs,
+        seeds,
+    )
+    frame = pd.read_csv(tmp_path / "m.csv")
+    assert list(frame.columns[:4]) == ["simulation", "estimator", "n", "rep"]
+    provenance = ["bnstudy_version", "git_commit", "git_dirty", "code_hash", "seed"]
+    assert list(frame.columns[-5:]) == provenance
+    assert frame["seed"].tolist() == [
+        seeds[n, r] for n, r in zip(frame["n"], frame["rep"], strict=True)
+    ]
+    np.testing.assert_array_equal(
+        load_run_arrays(tmp_path / "e.npz", 120, 4)["theta"], runs[4][1]["theta"]
+    )
+    with pytest.raises(ValueError, match="n=1, rep=4"):
+        load_run_arrays(tmp_path / "e.npz", 1, 4)
+    np.savez(tmp_path / "bad.npz", x=np.zeros(2))
+    with pytest.raises(ValueError, match="no replicates"):
+        load_replicates(tmp_path / "bad.npz")
+
+
+def test_fast_vi_difference_equals_the_reference():
+    rng = np.random.default_rng(3)
+    truth = rng.integers(0, 6, 300)
+    gs = np.stack([rng.integers(0, 2 + t % 5, 300) for t in range(40)])
+    gs[0] = 0  # one group
+    gs[1] = truth  # the truth itself
+    ref = vi_difference(gs, truth, rng=np.random.default_rng(8))
+    fast = vi_difference_fast(gs, truth, rng=np.random.default_rng(8))
+    assert fast == ref  # same draws, same sums in the same order
+    assert vi_difference_fast(truth, truth, rng=np.random.default_rng(1)) > 0

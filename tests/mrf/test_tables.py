@@ -10,6 +10,7 @@ from bnstudy.studies.claims import COLUMNS, read_catalog
 from bnstudy.studies.mrf.claims import paper_claims
 from bnstudy.studies.mrf.tables import (
     PAPER_STEPS,
+    concat_runs,
     runtime_table,
     senate_table,
     summarize_runs,
@@ -187,3 +188,22 @@ def test_trends_need_two_sample_sizes(published, repo_root):
     assert claims["verdict"].isin(["agrees", "partial", "disagrees", "not tested"]).all()
     every_n = claims[claims["claim_id"].str.endswith((".beats_mle", ".worse_than_oracle"))]
     assert set(every_n["verdict"]) == {"partial"}  # one n is not all of the paper's
+
+
+def test_concat_runs_orders_blocks_as_one_file_per_run():
+    def block(sim, est, reps, ns=(100, 200)):
+        return pd.DataFrame(
+            [{"simulation": sim, "estimator": est, "n": n, "rep": r} for n in ns for r in reps]
+        )
+
+    runs = concat_runs(
+        [block("tree", "mle", [0, 1]), block("tree", "mle", [2]), block("grid", "mle", [0])]
+    )
+    keys = list(zip(runs["simulation"], runs["n"], runs["rep"], strict=True))
+    assert keys == [
+        ("tree", 100, 0), ("tree", 100, 1), ("tree", 100, 2),
+        ("tree", 200, 0), ("tree", 200, 1), ("tree", 200, 2),
+        ("grid", 100, 0), ("grid", 200, 0),
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="rep"):
+        concat_runs([block("tree", "mle", [0]).drop(columns="rep")])

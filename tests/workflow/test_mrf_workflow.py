@@ -95,3 +95,15 @@ def test_figures_and_report(smoke_run):
     assert all(f.stat().st_size > 10_000 for f in figures)
     html = (smoke_run / "reports" / "report.html").read_text(errors="replace")
     assert "fig1_tree.png" in html and "table2_senate.csv" in html
+
+
+def test_one_job_per_block_of_replicates(smoke_run, smoke_mrf):
+    """fit_mrf writes one metrics row per training size and replicate of its block."""
+    for sim in ("tree", "small_grid", "large_grid"):
+        cfg = smoke_mrf[sim]
+        for est in cfg["estimators"]:
+            block = smoke_run / "results" / "mrf" / sim / est / "block=0"
+            frame = pd.read_csv(block / "metrics.csv")
+            assert len(frame) == len(cfg["sample_sizes"]) * cfg["replicates"]
+            assert (block / "estimates.npz").is_file()
+        assert (smoke_run / "results" / "mrf" / sim / "block=0" / "data.npz").is_file()

@@ -66,6 +66,7 @@ wildcard_constraints:
     protocol=r"test|validation",
     n=r"[1-9][0-9]*",
     rep=r"[0-9]+",
+    block=r"[0-9]+",
     simulation=r"tree|small_grid|large_grid",
     estimator=r"mle|oracle|dp_gibbs_tree|gibbs_exactl|mh_auxvar|gibbs_sba",
     session=r"1|2",
@@ -245,26 +246,6 @@ def mrf_settings(block, estimator):
     return dict(config["mrf"][block].get(estimator, {}))
 
 
-def mrf_simulation_runs():
-    """Per-run metrics of every simulation, estimator, training size and replicate."""
-    return [
-        f"results/mrf/{simulation}/{estimator}/n={n}/rep={rep}/metrics.csv"
-        for simulation in MRF_SIMULATIONS
-        for estimator in config["mrf"][simulation]["estimators"]
-        for n in config["mrf"][simulation]["sample_sizes"]
-        for rep in range(config["mrf"][simulation]["replicates"])
-    ]
-
-
-def mrf_fit_inputs(wildcards):
-    """The replicate's data, and the grouping-blind MLE a sampler starts from."""
-    root = f"results/mrf/{wildcards.simulation}"
-    inputs = {"data": f"{root}/rep={wildcards.rep}/data.npz"}
-    if wildcards.estimator in MRF_FROM_MLE:
-        inputs["mle"] = f"{root}/mle/n={wildcards.n}/rep={wildcards.rep}/estimate.npz"
-    return inputs
-
-
 def mrf_senate_runs():
     return expand(
         "results/mrf/senate/train={session}/{estimator}/metrics.csv",
@@ -282,6 +263,71 @@ def mrf_senate_inputs(wildcards):
     if wildcards.estimator in MRF_FROM_MLE:
         inputs["mle"] = f"results/mrf/senate/train={wildcards.session}/mle/estimate.npz"
     return inputs
+
+
+# Replicates per job: a tree block of 50 is ~10 minutes per estimator at the paper's scale.
+MRF_REPLICATES_PER_JOB = {"tree": 50, "small_grid": 5, "large_grid": 5}
+
+
+def mrf_block_size(simulation):
+    cfg = config["mrf"][simulation]
+    size = int(cfg.get("replicates_per_job", MRF_REPLICATES_PER_JOB[simulation]))
+    if size < 1:
+        raise ValueError(
+            f"config mrf.{simulation}.replicates_per_job must be >= 1, got {size}"
+        )
+    return size
+
+
+def mrf_block_reps(simulation, block):
+    """The replicate numbers of one block: [block * size, (block + 1) * size) within replicates."""
+    size, total = mrf_block_size(simulation), config["mrf"][simulation]["replicates"]
+    reps = list(range(int(block) * size, min((int(block) + 1) * size, total)))
+    if not reps:
+        raise ValueError(
+            f"{simulation} has {total} replicates in blocks of {size}: no block {block}"
+        )
+    return reps
+
+
+def mrf_blocks(simulation):
+    size, total = mrf_block_size(simulation), config["mrf"][simulation]["replicates"]
+    return list(range(-(-total // size)))
+
+
+def mrf_block_runs():
+    """Per-run metrics (one row per training size and replicate) of every block."""
+    return [
+        f"results/mrf/{simulation}/{estimator}/block={block}/metrics.csv"
+        for simulation in MRF_SIMULATIONS
+        for estimator in config["mrf"][simulation]["estimators"]
+        for block in mrf_blocks(simulation)
+    ]
+
+
+def mrf_block_inputs(wildcards):
+    """The block's replicates, and the grouping-blind MLEs a sampler starts from."""
+    root = f"results/mrf/{wildcards.simulation}"
+    inputs = {"data": f"{root}/block={wildcards.block}/data.npz"}
+    if wildcards.estimator in MRF_FROM_MLE:
+        inputs["mle"] = f"{root}/mle/block={wildcards.block}/estimates.npz"
+    return inputs
+
+
+def mrf_simulation_seeds(wildcards):
+    return {
+        rep: seed_for("simulate_mrf_data", wildcards.simulation, rep)
+        for rep in mrf_block_reps(wildcards.simulation, wildcards.block)
+    }
+
+
+def mrf_fit_seeds(wildcards):
+    sim, est = wildcards.simulation, wildcards.estimator
+    return [
+        ((n, rep), seed_for("fit_mrf", sim, est, n, rep))
+        for n in config["mrf"][sim]["sample_sizes"]
+        for rep in mrf_block_reps(sim, wildcards.block)
+    ]
 
 
 # Paper tan -----------------------------------------------------------------------------

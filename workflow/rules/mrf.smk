@@ -1,21 +1,28 @@
 # Paper `mrf`: Liu & Page (2013), latently-grouped parameters in binary pairwise MRFs.
 #
-# results/mrf/<simulation>/rep=<rep>/data.npz                    truth, training and test samples
-# results/mrf/<simulation>/<estimator>/n=<n>/rep=<rep>/           one estimator on one training set
+# results/mrf/<simulation>/block=<block>/data.npz                truth, training and test samples
+#                                                                 of a block of replicates
+# results/mrf/<simulation>/<estimator>/block=<block>/             one estimator on every training
+#                                                                 size of a block's replicates
 # results/mrf/senate/train=<session>/graph.npz                    Senate graph of the training session
 # results/mrf/senate/train=<session>/<estimator>/                 MLE or Gibbs_SBA on the Senate votes
 # <simulation>: tree (Sec. 4.1, Figs. 1-2), small_grid (Sec. 4.2, Figs. 3-4, Table 1),
 # large_grid (Sec. 4.3, Figs. 5-6); the Senate is Sec. 5, Table 2.
+#
+# A job handles a block of replicates (config mrf.<simulation>.replicates_per_job, else the
+# defaults below) so that the paper's 500 tree replicates do not make thousands of short jobs; each
+# replicate and each run keeps its own seed, derived from the config seed, the simulation and the
+# replicate (and the estimator and n for a fit), so the blocking changes no result.
 
 
-# One replicate: grouped true parameters, the largest training set and the test set.
+# One block of replicates: grouped true parameters, the largest training set and the test set.
 rule simulate_mrf_data:
     output:
-        data="results/mrf/{simulation}/rep={rep}/data.npz",
+        data="results/mrf/{simulation}/block={block}/data.npz",
     log:
-        "logs/simulate_mrf_data/{simulation}/rep={rep}.log",
+        "logs/simulate_mrf_data/{simulation}/block={block}.log",
     benchmark:
-        "logs/benchmarks/simulate_mrf_data/{simulation}/rep={rep}.tsv"
+        "logs/benchmarks/simulate_mrf_data/{simulation}/block={block}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
@@ -23,9 +30,7 @@ rule simulate_mrf_data:
         mem_mb=2000,
     params:
         code=code_version("simulate_mrf_data.py"),
-        seed=lambda wildcards: seed_for(
-            "simulate_mrf_data", wildcards.simulation, wildcards.rep
-        ),
+        seeds=mrf_simulation_seeds,
         graph=lambda wildcards: mrf_graph(wildcards.simulation),
         n_groups=lambda wildcards: config["mrf"][wildcards.simulation]["n_groups"],
         n_train=lambda wildcards: max(
@@ -34,43 +39,40 @@ rule simulate_mrf_data:
         n_test=lambda wildcards: config["mrf"][wildcards.simulation]["n_test"],
         gibbs_sweeps=lambda wildcards: mrf_gibbs_sweeps(wildcards.simulation),
     message:
-        "Simulating MRF data: {wildcards.simulation}, replicate {wildcards.rep}"
+        "Simulating MRF data: {wildcards.simulation}, replicate block {wildcards.block}"
     script:
         "../scripts/simulate_mrf_data.py"
 
 
-# One estimator (MLE, oracle or a DP grouping sampler) on the first n training samples.
+# One estimator (MLE, oracle or a DP grouping sampler) on every training size of a block.
 rule fit_mrf:
     input:
-        unpack(mrf_fit_inputs),
+        unpack(mrf_block_inputs),
     output:
-        metrics="results/mrf/{simulation}/{estimator}/n={n}/rep={rep}/metrics.csv",
-        estimate="results/mrf/{simulation}/{estimator}/n={n}/rep={rep}/estimate.npz",
+        metrics="results/mrf/{simulation}/{estimator}/block={block}/metrics.csv",
+        estimate="results/mrf/{simulation}/{estimator}/block={block}/estimates.npz",
     log:
-        "logs/fit_mrf/{simulation}/{estimator}/n={n}/rep={rep}.log",
+        "logs/fit_mrf/{simulation}/{estimator}/block={block}.log",
     benchmark:
-        "logs/benchmarks/fit_mrf/{simulation}/{estimator}/n={n}/rep={rep}.tsv"
+        "logs/benchmarks/fit_mrf/{simulation}/{estimator}/block={block}.tsv"
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=3000,
     params:
         code=code_version("fit_mrf.py"),
-        seed=lambda wildcards: seed_for(
-            "fit_mrf",
-            wildcards.simulation,
-            wildcards.estimator,
-            wildcards.n,
-            wildcards.rep,
-        ),
+        seeds=mrf_fit_seeds,
+        sample_sizes=lambda wildcards: config["mrf"][wildcards.simulation][
+            "sample_sizes"
+        ],
         graph=lambda wildcards: mrf_graph(wildcards.simulation),
         settings=lambda wildcards: mrf_settings(
             wildcards.simulation, wildcards.estimator
         ),
         common=mrf_common(),
     message:
-        "MRF {wildcards.estimator} on {wildcards.simulation}, n={wildcards.n}, replicate {wildcards.rep}"
+        "MRF {wildcards.estimator} on {wildcards.simulation}, replicate block {wildcards.block}"
     script:
         "../scripts/fit_mrf.py"
 
@@ -131,7 +133,7 @@ rule fit_mrf_senate:
 # Every simulation run in one tidy table, and means over replicates (the data of Figs. 1-6).
 rule make_table_mrf_summary:
     input:
-        runs=mrf_simulation_runs(),
+        runs=mrf_block_runs(),
     output:
         runs="reports/mrf/tables/runs.csv",
         csv=report(

@@ -1,42 +1,63 @@
-"""One estimator on one training set of a simulated replicate (Liu & Page 2013, Sec. 4).
+"""One estimator on every training size of a block of simulated replicates (Liu & Page 2013, Sec. 4).
 
-Outputs: ``metrics.csv`` (one row: error, test log-likelihood, VI difference, groups, run time,
-seed and provenance) and ``estimate.npz`` (the estimate; for samplers also the number of groups
-after each step).
+Outputs: ``metrics.csv`` (one row per training size and replicate: error, test log-likelihood,
+VI difference, groups, run time, seed and provenance) and ``estimates.npz`` (each run's estimate
+under ``n=<n>/rep=<rep>/``; for samplers also the number of groups after each step). Each run has
+its own generator, seeded from the config seed and the run's simulation, estimator, ``n`` and
+replicate, so blocking changes no run's result.
 """
 
 import logging
 
-import numpy as np
-import pandas as pd
-
 from bnstudy.logs import configure_logging
-from bnstudy.studies.mrf.experiments import load_replicate, run_simulation_fit, simulation_graph
-from bnstudy.utils import atomic_path, provenance, save_npz
+from bnstudy.studies.mrf.experiments import (
+    load_replicates,
+    load_run_arrays,
+    run_simulation_block,
+    simulation_graph,
+    write_block,
+)
 
 logger = logging.getLogger(__name__)
 
 
 def main(
-    data, mle, metrics, estimate, *, simulation, estimator, n, rep, graph, settings, common, seed
+    data,
+    mle,
+    metrics,
+    estimate,
+    *,
+    simulation,
+    estimator,
+    sample_sizes,
+    seeds,
+    graph,
+    settings,
+    common,
+    chains_per_batch=10,
 ):
     g = simulation_graph(**graph)
-    row, arrays = run_simulation_fit(
+    replicates = load_replicates(data)
+    seeds = {(int(n), int(rep)): int(s) for (n, rep), s in seeds}
+    mles = None
+    if mle:
+        mles = {
+            key: load_run_arrays(mle, *key)["theta"]
+            for key in ((int(n), rep) for n in sample_sizes for rep in replicates)
+        }
+    runs = run_simulation_block(
         estimator,
         g,
-        load_replicate(data),
-        n,
-        rng=np.random.default_rng(seed),
+        replicates,
+        [int(n) for n in sample_sizes],
+        seeds,
+        mles=mles,
+        chains_per_batch=chains_per_batch,
         settings=settings,
-        mle=np.load(mle)["theta"] if mle else None,
         **common,
     )
-    frame = pd.DataFrame(
-        [{"simulation": simulation, "estimator": estimator, "n": n, "rep": rep, **row}]
-    ).assign(**provenance(seed))
-    with atomic_path(metrics) as tmp:
-        frame.to_csv(tmp, index=False)
-    save_npz(estimate, **arrays)
+    write_block(metrics, estimate, {"simulation": simulation, "estimator": estimator}, runs, seeds)
+    logger.info("%s on %s: %d runs", estimator, simulation, len(runs))
 
 
 if __name__ == "__main__":
@@ -48,10 +69,9 @@ if __name__ == "__main__":
         snakemake.output.estimate,
         simulation=snakemake.wildcards.simulation,
         estimator=snakemake.wildcards.estimator,
-        n=int(snakemake.wildcards.n),
-        rep=int(snakemake.wildcards.rep),
+        sample_sizes=snakemake.params.sample_sizes,
+        seeds=snakemake.params.seeds,
         graph=snakemake.params.graph,
         settings=snakemake.params.settings,
         common=snakemake.params.common,
-        seed=snakemake.params.seed,
     )

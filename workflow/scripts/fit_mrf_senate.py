@@ -7,12 +7,10 @@ provenance) and ``estimate.npz``.
 import logging
 
 import numpy as np
-import pandas as pd
 
 from bnstudy.data.build import load_senate
 from bnstudy.logs import configure_logging
-from bnstudy.studies.mrf.experiments import load_graph, run_senate_fit
-from bnstudy.utils import atomic_path, provenance, save_npz
+from bnstudy.studies.mrf.experiments import load_graph, run_senate_fit, write_fit
 
 logger = logging.getLogger(__name__)
 
@@ -30,12 +28,8 @@ def main(senate, graph, mle, metrics, estimate, *, session, estimator, settings,
         mle=np.load(mle)["theta"] if mle else None,
         **common,
     )
-    frame = pd.DataFrame(
-        [{"train_session": session, "test_session": test_session, "estimator": estimator, **row}]
-    ).assign(**provenance(seed))
-    with atomic_path(metrics) as tmp:
-        frame.to_csv(tmp, index=False)
-    save_npz(estimate, **arrays)
+    keys = {"train_session": session, "test_session": test_session, "estimator": estimator}
+    write_fit(metrics, estimate, keys, row, arrays, seed=seed)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """All simulation runs of Liu & Page (2013) in one tidy table, and their means over replicates.
 
-Outputs: ``reports/mrf/tables/runs.csv`` (one row per simulation, estimator, n and replicate) and
+Inputs: the per-run metrics of every block of replicates. Outputs: ``reports/mrf/tables/runs.csv``
+(one row per simulation, estimator, n and replicate) and
 ``reports/mrf/tables/summary.{csv,md}``.
 """
 
@@ -10,13 +11,13 @@ import pandas as pd
 
 from bnstudy.logs import configure_logging
 from bnstudy.report import write_csv, write_table
-from bnstudy.studies.mrf.tables import summarize_runs
+from bnstudy.studies.mrf.tables import concat_runs, summarize_runs
 
 logger = logging.getLogger(__name__)
 
 
 def main(run_files, runs_csv, csv, md):
-    runs = pd.concat([pd.read_csv(f) for f in run_files], ignore_index=True)
+    runs = concat_runs([pd.read_csv(f) for f in run_files])
     write_csv(runs, runs_csv)
     summary = summarize_runs(runs)
     write_table(summary, csv, md, title="Simulations: mean and sd over replicates", digits=4)

@@ -57,13 +57,14 @@ from scipy.special import betaln
 
 from bnstudy.mrf.exact import enumerate_agreements
 from bnstudy.mrf.graph import PairwiseGraph
-from bnstudy.mrf.mle import PersistentContrastiveDivergence, tree_mle
+from bnstudy.mrf.mle import PersistentContrastiveDivergence
 from bnstudy.mrf.model import THETA_EPS, agreement_counts, check_samples, check_theta, logit
 from bnstudy.mrf.sampling import BlockGibbsSampler
 
 __all__ = [
     "GroupingResult",
     "canonical_labels",
+    "dp_blocked_gibbs_tree",
     "dp_gibbs_tree",
     "draw_grouped_parameters",
     "gibbs_exactl",
@@ -76,6 +77,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _LOGIT_LO, _LOGIT_HI = float(logit(THETA_EPS)), float(logit(1 - THETA_EPS))
+#: The clip of :func:`bnstudy.mrf.mle.tree_mle` (its default ``eps``).
+_TREE_MLE_EPS = 1e-4
 
 
 # --------------------------------------------------------------------------------------------
@@ -372,6 +375,72 @@ def _grouping_blind_mle(
     return est.fit(X, rng=rng).theta_
 
 
+@dataclass
+class _ChainStart:
+    """What every sampler prepares before its first step (Algorithms 1-2, lines 1-2).
+
+    Attributes
+    ----------
+    X : ndarray, shape (n, p)
+        The validated training samples.
+    n : int
+    S : ndarray of float, shape (E,)
+        Agreement counts of the edges.
+    mle : ndarray of float, shape (E,)
+        The grouping-blind MLE ``theta~``.
+    labels : ndarray of int, shape (E,)
+        The K-means start of the grouping.
+    phi : ndarray of float, shape (K,)
+        The K-means start of the group values.
+    """
+
+    X: np.ndarray
+    n: int
+    S: np.ndarray
+    mle: np.ndarray
+    labels: np.ndarray
+    phi: np.ndarray
+
+    @classmethod
+    def prepare(
+        cls,
+        graph: PairwiseGraph,
+        X: np.ndarray,
+        *,
+        rng: np.random.Generator,
+        alpha0: float,
+        mle: np.ndarray | None = None,
+        pcd_params: Mapping[str, Any] | None = None,
+        closed_form: bool = False,
+    ) -> _ChainStart:
+        """Validate ``X``, count agreements, get ``theta~`` and the K-means start.
+
+        ``theta~`` is the closed-form tree MLE when ``closed_form``, else the given ``mle`` or
+        PCD (:func:`_grouping_blind_mle`); the K-means start draws from ``rng`` after it.
+        """
+        X = check_samples(X, graph.n_nodes)
+        S = agreement_counts(graph, X).astype(np.float64)
+        if closed_form:
+            # tree_mle(graph, X) from the counts at hand: S / n clipped to [1e-4, 1 - 1e-4]
+            if not graph.is_forest:
+                raise ValueError(f"the closed-form MLE needs a forest; {graph.name} has a cycle")
+            theta_mle = np.clip(S / X.shape[0], _TREE_MLE_EPS, 1.0 - _TREE_MLE_EPS)
+        else:
+            theta_mle = _grouping_blind_mle(graph, X, mle, pcd_params, rng)
+        labels, phi = initial_grouping(theta_mle, alpha0, rng=rng)
+        return cls(X, int(X.shape[0]), S, theta_mle, labels, phi)
+
+
+def _step_pcd(
+    graph: PairwiseGraph, pcd_params: Mapping[str, Any] | None, step_pcd_iter: int
+) -> PersistentContrastiveDivergence:
+    """The warm-started PCD of each step's tied refit (``n_iter`` of ``pcd_params`` left out)."""
+    step_params = {k: v for k, v in dict(pcd_params or {}).items() if k != "n_iter"}
+    return PersistentContrastiveDivergence(
+        graph, n_iter=int(step_pcd_iter), warm_start=True, **step_params
+    )
+
+
 def _slice_sample(
     logf: Callable[[float], float],
     x0: float,
@@ -460,13 +529,10 @@ def dp_gibbs_tree(
     _check_run(n_steps, burn_in, alpha0)
     if not graph.is_forest:
         raise ValueError(f"dp_gibbs_tree needs a forest; {graph.name} has a cycle")
-    X = check_samples(X, graph.n_nodes)
-    n = X.shape[0]
-    S = agreement_counts(graph, X).astype(np.float64)
-    mle = tree_mle(graph, X)
-    labels, phi = initial_grouping(mle, alpha0, rng=rng)
+    start = _ChainStart.prepare(graph, X, rng=rng, alpha0=alpha0, closed_form=True)
+    n, S, mle = start.n, start.S, start.mle
     init_time = time.perf_counter() - t_start
-    groups = _Groups(labels, phi, item_stat=S)
+    groups = _Groups(start.labels, start.phi, item_stat=S)
     log_new = (math.log(alpha0) + betaln(1.0 + S, 1.0 + n - S)).tolist()
     s_list = S.tolist()
     rec = _Recorder(int(n_steps), graph.n_edges)
@@ -525,6 +591,172 @@ def dp_gibbs_tree(
         init_time=init_time,
         diagnostics={},
     )
+
+
+def dp_blocked_gibbs_tree(
+    graph: PairwiseGraph,
+    X: np.ndarray | list[np.ndarray],
+    *,
+    n_steps: int = 500,
+    burn_in: int = 0,
+    rng: np.random.Generator | list[np.random.Generator],
+    alpha0: float = 1.0,
+    truncation: int = 64,
+    keep_samples: bool = True,
+) -> GroupingResult | list[GroupingResult]:
+    """Blocked Gibbs sampler for DP-grouped parameters of a tree, vectorised over edges and chains.
+
+    The same posterior as :func:`dp_gibbs_tree`, with the DP written as truncated stick-breaking
+    weights ``pi`` (Ishwaran & James 2001): given ``(pi, phi)`` the groups ``c_i`` of the edges are
+    independent, because the tree's likelihood factorises into ``Bernoulli(theta_i)`` terms of the
+    agreement counts ``S_i`` (:mod:`bnstudy.mrf.exact`). Each step draws
+
+    * ``c_i ~ Cat(pi_k phi_k^{S_i} (1 - phi_k)^{n - S_i})`` for every edge at once (the
+      probabilities depend on ``S_i`` only, so they are tabulated for ``S = 0 .. n``);
+    * ``phi_k ~ Beta(1 + T_k, 1 + n m_k - T_k)`` (``G0 = Unif(0, 1)``; empty slots from ``G0``);
+    * ``v_k ~ Beta(1 + m_k, alpha0 + sum_{j > k} m_j)``, ``pi_k = v_k prod_{j < k} (1 - v_j)``,
+      ``v_{K-1} = 1``;
+
+    and records ``theta^(t) = phi_c``. The start is the paper's K-means on the MLE (its centres
+    are the first values of ``phi``). With ``K = truncation`` slots the truncated prior differs from
+    the DP's by at most ``4 r exp(-(K - 1) / alpha0)`` in the marginal of the data (Ishwaran &
+    James 2001, Thm. 2): below ``1e-20`` for the paper's tree at the default ``K = 64``.
+
+    Several chains (one per data set, each with its own generator) run side by side; every chain
+    draws from its own generator only, in the same order whatever the other chains, so a chain's
+    result does not depend on which chains it runs with.
+
+    Parameters
+    ----------
+    graph : PairwiseGraph
+        A forest (``ValueError`` otherwise).
+    X : array_like, shape (n, p), or list of them
+        Training samples of one chain, or of each chain (sizes may differ).
+    n_steps : int, default 500
+    burn_in : int, default 0
+    rng : numpy.random.Generator, or list of them (one per chain)
+    alpha0 : float, default 1.0
+    truncation : int, default 64
+        Number of stick-breaking slots ``K`` (at least the K-means start's groups plus one).
+    keep_samples : bool, default True
+        Keep ``theta_samples`` (``n_steps x E`` floats per chain); when False it is an empty
+        ``(0, E)`` array and only the running posterior mean is kept.
+
+    Returns
+    -------
+    GroupingResult or list of GroupingResult
+        One per chain (a single result when ``X`` is one array). ``run_time`` is the batch's wall
+        time divided by the number of chains; ``diagnostics["max_groups"]`` is the largest number
+        of groups any step used (a chain that reaches ``truncation`` should be rerun with more).
+
+    References
+    ----------
+    .. [1] Liu & Page (2013), Sec. 4.1.
+    .. [2] H. Ishwaran and L. F. James, "Gibbs sampling methods for stick-breaking priors",
+       *JASA* 96(453):161-173, 2001.
+    """
+    t_start = time.perf_counter()
+    _check_run(n_steps, burn_in, alpha0)
+    if not graph.is_forest:
+        raise ValueError(f"dp_blocked_gibbs_tree needs a forest; {graph.name} has a cycle")
+    single = not isinstance(X, list)
+    Xs = [X] if single else list(X)
+    rngs = [rng] if single else list(rng)
+    if len(Xs) != len(rngs) or not Xs:
+        raise ValueError(f"need one generator per chain, got {len(rngs)} for {len(Xs)} chains")
+    R, E, K, T = len(Xs), graph.n_edges, int(truncation), int(n_steps)
+    starts = [
+        _ChainStart.prepare(graph, x, rng=g, alpha0=alpha0, closed_form=True)
+        for x, g in zip(Xs, rngs, strict=True)
+    ]
+    k0 = max(int(st.labels.max()) + 1 for st in starts)
+    if K < k0 + 1:
+        raise ValueError(f"truncation must exceed the {k0} groups of the K-means start, got {K}")
+    n = np.array([st.n for st in starts], dtype=np.float64)
+    n_max = int(n.max())
+    S = np.stack([st.S for st in starts])  # (R, E)
+    S_idx = S.astype(np.int64)
+    s_grid = np.arange(n_max + 1, dtype=np.float64)  # agreement counts 0 .. n_max
+    c = np.stack([st.labels for st in starts]).astype(np.int64)
+    phi = np.empty((R, K))
+    for r, st in enumerate(starts):
+        phi[r] = np.clip(rngs[r].random(K), THETA_EPS, 1 - THETA_EPS)
+        phi[r, : st.phi.size] = st.phi
+    init_time = (time.perf_counter() - t_start) / R
+    rows = np.arange(R)[:, None]
+    offsets = (np.arange(R) * K)[:, None]
+    kept = T - int(burn_in)
+    theta_sum = np.zeros((R, E))
+    theta_samples = np.empty((R, T if keep_samples else 0, E))
+    groupings = np.empty((R, T, E), dtype=np.int32)
+    n_groups = np.empty((R, T), dtype=np.int64)
+    for t in range(T):
+        # pi | c: stick-breaking weights
+        m = np.bincount((c + offsets).ravel(), minlength=R * K).reshape(R, K).astype(np.float64)
+        tail = m[:, ::-1].cumsum(axis=1)[:, ::-1] - m  # sum_{j > k} m_j
+        v = np.ones((R, K))
+        for r in range(R):
+            v[r, :-1] = rngs[r].beta(1.0 + m[r, :-1], alpha0 + tail[r, :-1])
+        with np.errstate(divide="ignore"):
+            log_v, log_1mv = np.log(v), np.log1p(-v)
+        log_pi = log_v + np.concatenate([np.zeros((R, 1)), np.cumsum(log_1mv[:, :-1], axis=1)], 1)
+        # c | pi, phi: the probabilities of an edge depend on its S only, tabulated for S = 0..n
+        logw = (
+            log_pi[:, None, :]
+            + s_grid[None, :, None] * np.log(phi)[:, None, :]
+            + (n[:, None, None] - s_grid[None, :, None]) * np.log1p(-phi)[:, None, :]
+        )  # (R, n_max + 1, K)
+        cdf = np.cumsum(np.exp(logw - logw.max(axis=2, keepdims=True)), axis=2)
+        cdf /= cdf[:, :, -1:]
+        cdf += s_grid[None, :, None]  # row s holds s + cdf: one sorted array per chain
+        for r in range(R):
+            u = rngs[r].random(E)
+            pos = np.searchsorted(cdf[r].ravel(), S[r] + u, side="right")
+            c[r] = np.minimum(pos - S_idx[r] * K, K - 1)
+        # phi | c
+        m = np.bincount((c + offsets).ravel(), minlength=R * K).reshape(R, K).astype(np.float64)
+        tot = np.bincount((c + offsets).ravel(), weights=S.ravel(), minlength=R * K).reshape(R, K)
+        for r in range(R):
+            phi[r] = np.clip(
+                rngs[r].beta(1.0 + tot[r], 1.0 + n[r] * m[r] - tot[r]), THETA_EPS, 1 - THETA_EPS
+            )
+        theta_t = phi[rows, c]
+        if keep_samples:
+            theta_samples[:, t] = theta_t
+        if t >= int(burn_in):
+            theta_sum += theta_t
+        # canonical labels: slots ranked by their first edge
+        first = np.full((R, K), E, dtype=np.int64)
+        first[rows, c[:, ::-1]] = np.arange(E - 1, -1, -1)[None, :]
+        rank = np.argsort(np.argsort(first, axis=1, kind="stable"), axis=1)
+        groupings[:, t] = rank[rows, c]
+        n_groups[:, t] = (m > 0).sum(axis=1)
+    run_time = (time.perf_counter() - t_start) / R
+    if int(n_groups.max()) >= K:
+        logger.warning("dp_blocked_gibbs_tree used all %d slots: raise truncation", K)
+    results = [
+        GroupingResult(
+            method="dp_blocked_gibbs_tree",
+            theta_mean=theta_sum[r] / kept,
+            theta_samples=theta_samples[r],
+            groupings=groupings[r],
+            n_groups=n_groups[r],
+            mle=starts[r].mle,
+            run_time=run_time,
+            init_time=init_time,
+            burn_in=int(burn_in),
+            diagnostics={"truncation": K, "max_groups": int(n_groups[r].max())},
+        )
+        for r in range(R)
+    ]
+    logger.info(
+        "dp_blocked_gibbs_tree: %d chains x %d steps in %.2f s, %.1f groups on average",
+        R,
+        T,
+        run_time * R,
+        float(n_groups[:, int(burn_in) :].mean()),
+    )
+    return results[0] if single else results
 
 
 # --------------------------------------------------------------------------------------------
@@ -600,15 +832,12 @@ def gibbs_exactl(
     _check_run(n_steps, burn_in, alpha0)
     if int(n_aux) < 1:
         raise ValueError(f"n_aux must be >= 1, got {n_aux}")
-    X = check_samples(X, graph.n_nodes)
-    n = X.shape[0]
     A = enumerate_agreements(graph)  # raises ValueError on graphs too large to enumerate
     AT = np.ascontiguousarray(A.T)  # rows = edges, for per-edge dot products
-    S = agreement_counts(graph, X).astype(np.float64)
-    theta_mle = _grouping_blind_mle(graph, X, mle, pcd_params, rng)
-    labels, phi = initial_grouping(theta_mle, alpha0, rng=rng)
+    start = _ChainStart.prepare(graph, X, rng=rng, alpha0=alpha0, mle=mle, pcd_params=pcd_params)
+    n, S, theta_mle = start.n, start.S, start.mle
     init_time = time.perf_counter() - t_start
-    groups = _Groups(labels, phi, item_stat=S)
+    groups = _Groups(start.labels, start.phi, item_stat=S)
     E = graph.n_edges
     log_aux_prior = math.log(alpha0 / int(n_aux))
     rec = _Recorder(int(n_steps), E)
@@ -788,24 +1017,18 @@ def mh_auxvar(
     if auxiliary not in ("moller", "exchange"):
         raise ValueError(f"auxiliary must be 'moller' or 'exchange', got {auxiliary!r}")
     exchange = auxiliary == "exchange"
-    X = check_samples(X, graph.n_nodes)
-    n = X.shape[0]
+    start = _ChainStart.prepare(graph, X, rng=rng, alpha0=alpha0, mle=mle, pcd_params=pcd_params)
+    X, n, S, theta_mle = start.X, start.n, start.S, start.mle
     E = graph.n_edges
-    S = agreement_counts(graph, X).astype(np.float64)
-    theta_mle = _grouping_blind_mle(graph, X, mle, pcd_params, rng)
     w_tilde = logit(theta_mle)
-    labels, phi = initial_grouping(theta_mle, alpha0, rng=rng)
-    groups = _Groups(labels, phi)
+    groups = _Groups(start.labels, start.phi)
 
     kernel = BlockGibbsSampler(graph, theta_mle)
     # auxiliary Z of the c-chain: target P(.; theta~), started from the data
     Z = kernel.sweep(kernel.init_state(n, rng=rng, X=X), rng=rng, n_sweeps=init_sweeps)
     SZ = kernel.agreement_counts(Z)
     Y = Z.copy()  # auxiliary Y of the phi-chain; its target P(.; phi~) is set each step
-    step_params = {k: v for k, v in dict(pcd_params or {}).items() if k != "n_iter"}
-    step_pcd = PersistentContrastiveDivergence(
-        graph, n_iter=int(step_pcd_iter), warm_start=True, **step_params
-    )
+    step_pcd = _step_pcd(graph, pcd_params, step_pcd_iter)
     init_time = time.perf_counter() - t_start
     rec = _Recorder(int(n_steps), E)
     c_tried = c_acc = phi_tried = phi_acc = 0
@@ -975,18 +1198,13 @@ def gibbs_sba(
     _check_run(n_steps, burn_in, alpha0)
     if phi_estimate not in ("pcd", "pooled"):
         raise ValueError(f"phi_estimate must be 'pcd' or 'pooled', got {phi_estimate!r}")
-    X = check_samples(X, graph.n_nodes)
-    n = X.shape[0]
+    start = _ChainStart.prepare(graph, X, rng=rng, alpha0=alpha0, mle=mle, pcd_params=pcd_params)
+    X, n, theta_mle = start.X, start.n, start.mle
     E = graph.n_edges
-    theta_mle = _grouping_blind_mle(graph, X, mle, pcd_params, rng)
     k_strip = np.floor(n * theta_mle)  # Sec. 3.2.1: Beta(floor(n theta~) + 1, n - floor(.) + 1)
     log_new = math.log(alpha0) + betaln(k_strip + 1.0, n - k_strip + 1.0)
-    labels, phi = initial_grouping(theta_mle, alpha0, rng=rng)
-    groups = _Groups(labels, phi, item_stat=k_strip)
-    step_params = {k: v for k, v in dict(pcd_params or {}).items() if k != "n_iter"}
-    step_pcd = PersistentContrastiveDivergence(
-        graph, n_iter=int(step_pcd_iter), warm_start=True, **step_params
-    )
+    groups = _Groups(start.labels, start.phi, item_stat=k_strip)
+    step_pcd = _step_pcd(graph, pcd_params, step_pcd_iter)
     init_time = time.perf_counter() - t_start
     rec = _Recorder(int(n_steps), E)
 

@@ -35,28 +35,30 @@ import logging
 import math
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from bnstudy.mrf.exact import log_likelihood
 from bnstudy.mrf.graph import PairwiseGraph, binary_tree, from_edges, grid
 from bnstudy.mrf.grouping import (
     GroupingResult,
+    dp_blocked_gibbs_tree,
     dp_gibbs_tree,
     draw_grouped_parameters,
     gibbs_exactl,
     gibbs_sba,
     mh_auxvar,
 )
-from bnstudy.mrf.metrics import mean_absolute_error, vi_difference
+from bnstudy.mrf.metrics import mean_absolute_error, random_grouping
 from bnstudy.mrf.mle import oracle_mle, pcd_mle, tree_mle
 from bnstudy.mrf.model import check_samples, log_pseudo_likelihood
 from bnstudy.mrf.sampling import AUTO_ENUMERATION_NODES, sample
 from bnstudy.mrf.senate import neighbourhood_selection_graph
-from bnstudy.utils import save_npz
+from bnstudy.utils import atomic_path, provenance, save_npz
 
 __all__ = [
     "BAYESIAN_ESTIMATORS",
@@ -68,12 +70,18 @@ __all__ = [
     "learn_senate_graph",
     "load_graph",
     "load_replicate",
+    "load_replicates",
+    "load_run_arrays",
     "run_senate_fit",
+    "run_simulation_block",
     "run_simulation_fit",
     "save_graph",
     "save_replicate",
+    "save_replicates",
+    "write_block",
     "simulate_replicate",
     "simulation_graph",
+    "write_fit",
 ]
 
 logger = logging.getLogger(__name__)
@@ -206,6 +214,51 @@ def load_replicate(path: PathLike) -> SimulatedReplicate:
             raise ValueError(f"{path}: not a simulated replicate, missing key {err}") from None
 
 
+_REPLICATE_KEYS = ("theta", "groups", "n_groups", "train", "test", "seed")
+
+
+def save_replicates(
+    dest: PathLike, replicates: Mapping[int, SimulatedReplicate], seeds: Mapping[int, int]
+) -> None:
+    """Write the replicates of one block (and each one's seed) to one ``.npz`` atomically.
+
+    Keys are ``rep=<rep>/<field>``; :func:`load_replicates` reads them back.
+    """
+    arrays = {}
+    for rep, replicate in replicates.items():
+        fields = {
+            "theta": replicate.theta,
+            "groups": replicate.groups,
+            "n_groups": np.array(replicate.n_groups),
+            "train": replicate.train,
+            "test": replicate.test,
+            "seed": np.array(int(seeds[rep])),
+        }
+        arrays |= {f"rep={int(rep)}/{k}": v for k, v in fields.items()}
+    save_npz(dest, **arrays)
+
+
+def load_replicates(path: PathLike) -> dict[int, SimulatedReplicate]:
+    """Read what :func:`save_replicates` wrote: replicates by replicate number."""
+    with np.load(path, allow_pickle=False) as npz:
+        reps = sorted({int(k.split("/")[0].removeprefix("rep=")) for k in npz.files if "/" in k})
+        if not reps:
+            raise ValueError(f"{path}: no replicates (keys rep=<rep>/<field>)")
+        try:
+            return {
+                rep: SimulatedReplicate(
+                    theta=npz[f"rep={rep}/theta"],
+                    groups=npz[f"rep={rep}/groups"],
+                    n_groups=int(npz[f"rep={rep}/n_groups"]),
+                    train=npz[f"rep={rep}/train"],
+                    test=npz[f"rep={rep}/test"],
+                )
+                for rep in reps
+            }
+        except KeyError as err:
+            raise ValueError(f"{path}: incomplete replicate block, missing key {err}") from None
+
+
 # --------------------------------------------------------------------------------------------
 # estimators
 # --------------------------------------------------------------------------------------------
@@ -258,8 +311,10 @@ def fit_estimator(
     rng : numpy.random.Generator
     settings : mapping, optional
         Keyword arguments of the sampler (``n_steps``; for ``mh_auxvar`` also ``n_proposals``,
-        ``sigma_q``, ``n_phi_steps``, ``particle_sweeps``, ``auxiliary``). Unused by ``mle`` and
-        ``oracle``.
+        ``sigma_q``, ``n_phi_steps``, ``particle_sweeps``, ``auxiliary``; for ``dp_gibbs_tree``
+        ``sampler``: ``"blocked"`` (default, :func:`~bnstudy.mrf.grouping.dp_blocked_gibbs_tree`,
+        also ``truncation``) or ``"collapsed"`` (:func:`~bnstudy.mrf.grouping.dp_gibbs_tree`)).
+        Unused by ``mle`` and ``oracle``.
     pcd : mapping, optional
         PCD settings: ``n_iter``, ``n_particles``, ``learning_rate`` (grouping-blind and oracle
         MLE, and the samplers' tied refits) and ``step_iter`` (PCD iterations of the tied refit in
@@ -314,7 +369,15 @@ def fit_estimator(
         "alpha0": float(alpha0),
     }
     if estimator == "dp_gibbs_tree":
-        result = dp_gibbs_tree(graph, X, **common, **settings)
+        sampler = settings.pop("sampler", "blocked")
+        if sampler == "blocked":
+            result = dp_blocked_gibbs_tree(graph, X, keep_samples=False, **common, **settings)
+        elif sampler == "collapsed":
+            result = dp_gibbs_tree(graph, X, **common, **settings)
+        else:
+            raise ValueError(
+                f"dp_gibbs_tree: sampler must be 'blocked' or 'collapsed', got {sampler!r}"
+            )
     else:
         common |= {"mle": mle, "pcd_params": pcd_params}
         if estimator == "gibbs_exactl":
@@ -351,6 +414,57 @@ def heldout_log_likelihood(
     return log_pseudo_likelihood(graph, theta, X), "pseudo_loglik"
 
 
+def _entropy(p: np.ndarray) -> float:
+    return -np.sum(p * np.log(p))
+
+
+def _vi_to_truth(gs: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """``VI(gs[t], truth)`` for every row of ``gs``, as :func:`variation_of_information` computes it.
+
+    Rows of ``gs`` and ``truth`` hold labels ``0 .. k - 1`` in the order ``numpy.unique`` gives
+    them. The joint counts of all rows come from one ``bincount``; the entropies are summed row by
+    row over the same entries in the same order as the reference, so the values are equal.
+    """
+    T, r = gs.shape
+    kg, kb = int(gs.max()) + 1, int(truth.max()) + 1
+    rows = np.arange(T)[:, None]
+    joint = np.bincount(
+        (rows * (kg * kb) + gs * kb + truth[None, :]).ravel(), minlength=T * kg * kb
+    )
+    joint = joint.reshape(T, kg * kb).astype(np.float64) / r
+    pa = np.bincount((rows * kg + gs).ravel(), minlength=T * kg).reshape(T, kg) / r
+    h_b = _entropy(np.bincount(truth) / r)
+    k = gs.max(axis=1) + 1
+    out = np.empty(T)
+    for t in range(T):
+        j = joint[t]
+        vi = 2.0 * _entropy(j[j > 0]) - _entropy(pa[t, : k[t]]) - h_b
+        out[t] = float(vi) if vi > 1e-12 else 0.0
+    return out
+
+
+def vi_difference_fast(
+    groupings: np.ndarray, truth: np.ndarray, *, rng: np.random.Generator
+) -> float:
+    """:func:`bnstudy.mrf.metrics.vi_difference` with the joint counts of all steps at once.
+
+    Draws the same random groupings from ``rng`` in the same order (one
+    :func:`~bnstudy.mrf.metrics.random_grouping` per step) and returns the same value; on the
+    paper's tree (8,190 edges, 500 steps) it needs one ``numpy.unique`` per step instead of five.
+    """
+    gs = np.atleast_2d(np.asarray(groupings))
+    truth = np.unique(np.asarray(truth).ravel(), return_inverse=True)[1].reshape(-1)
+    if gs.shape[1] != truth.size:
+        raise ValueError(f"groupings have {gs.shape[1]} items, truth has {truth.size}")
+    labels = np.empty(gs.shape, dtype=np.int64)
+    rand = np.empty(gs.shape, dtype=np.int64)
+    for t, g in enumerate(gs):
+        uniq, inv = np.unique(g, return_inverse=True)
+        labels[t] = inv.reshape(-1)
+        rand[t] = random_grouping(truth.size, uniq.size, rng=rng)
+    return float((_vi_to_truth(rand, truth) - _vi_to_truth(labels, truth)).mean())
+
+
 def _sampler_summary(fit: Fit, truth: np.ndarray | None, rng: np.random.Generator) -> dict:
     """Groups, steps, acceptance rates and (with a truth) the VI difference of a sampler's run."""
     res = fit.result
@@ -372,7 +486,7 @@ def _sampler_summary(fit: Fit, truth: np.ndarray | None, rng: np.random.Generato
         "init_seconds": res.init_time,
         # Sec. 4: VI(C_bar, C) - VI(C_hat, C), averaged over the (kept) MCMC steps
         "vi_difference": (
-            vi_difference(res.groupings[kept], truth, rng=rng) if truth is not None else np.nan
+            vi_difference_fast(res.groupings[kept], truth, rng=rng) if truth is not None else np.nan
         ),
         "c_acceptance": res.diagnostics.get("c_acceptance", np.nan),
         "phi_acceptance": res.diagnostics.get("phi_acceptance", np.nan),
@@ -424,6 +538,18 @@ def run_simulation_fit(
     """
     X = replicate.training_set(n)
     fit = fit_estimator(estimator, graph, X, rng=rng, groups=replicate.groups, **options)
+    return _measure(graph, replicate, X, fit, rng)
+
+
+def _measure(
+    graph: PairwiseGraph,
+    replicate: SimulatedReplicate,
+    X: np.ndarray,
+    fit: Fit,
+    rng: np.random.Generator,
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The metrics row and arrays of one fit (see :func:`run_simulation_fit`)."""
+    estimator, n = fit.estimator, X.shape[0]
     test_ll, kind = heldout_log_likelihood(graph, fit.theta, replicate.test)
     row = {
         "n_train": int(X.shape[0]),
@@ -449,6 +575,109 @@ def run_simulation_fit(
         fit.seconds,
     )
     return row, _arrays(fit)
+
+
+def run_simulation_block(
+    estimator: str,
+    graph: PairwiseGraph,
+    replicates: Mapping[int, SimulatedReplicate],
+    ns: Sequence[int],
+    seeds: Mapping[tuple[int, int], int],
+    *,
+    mles: Mapping[tuple[int, int], np.ndarray] | None = None,
+    chains_per_batch: int = 10,
+    **options: Any,
+) -> list[tuple[dict[str, Any], dict[str, np.ndarray]]]:
+    """:func:`run_simulation_fit` for every training size and replicate of a block.
+
+    Each run ``(n, rep)`` gets its own generator, ``numpy.random.default_rng(seeds[n, rep])``,
+    and its result is the one :func:`run_simulation_fit` gives with that generator: running
+    replicates together changes no replicate's result. The blocked tree sampler
+    (``dp_gibbs_tree`` with ``sampler: blocked``) runs up to ``chains_per_batch`` replicates of
+    one ``n`` side by side (:func:`~bnstudy.mrf.grouping.dp_blocked_gibbs_tree`); its ``seconds``
+    are the batch's wall time per chain.
+
+    Parameters
+    ----------
+    estimator : str
+    graph : PairwiseGraph
+    replicates : mapping of int to SimulatedReplicate
+        The block's replicates by replicate number.
+    ns : sequence of int
+        Training sizes.
+    seeds : mapping of (n, rep) to int
+    mles : mapping of (n, rep) to ndarray, optional
+        The grouping-blind MLE of each run, for the samplers that start from it.
+    chains_per_batch : int, default 10
+    **options
+        As for :func:`run_simulation_fit`.
+
+    Returns
+    -------
+    list of (row, arrays)
+        In the order ``n`` (outer), replicate (inner); each row starts with ``n`` and ``rep``.
+    """
+    if int(chains_per_batch) < 1:
+        raise ValueError(f"chains_per_batch must be >= 1, got {chains_per_batch}")
+    missing = [(n, rep) for n in ns for rep in replicates if (int(n), int(rep)) not in seeds]
+    if missing:
+        raise ValueError(f"no seed for the runs (n, rep) {missing[:5]}")
+    settings = dict(options.get("settings") or {})
+    batched = estimator == "dp_gibbs_tree" and settings.get("sampler", "blocked") == "blocked"
+    out = []
+    for n in ns:
+        runs = [(int(n), int(rep)) for rep in replicates]
+        if not batched:
+            for key in runs:
+                mle = None if mles is None else mles.get(key)
+                row, arrays = run_simulation_fit(
+                    estimator,
+                    graph,
+                    replicates[key[1]],
+                    key[0],
+                    rng=np.random.default_rng(seeds[key]),
+                    **(options | {"mle": mle} if mle is not None else options),
+                )
+                out.append(({"n": key[0], "rep": key[1], **row}, arrays))
+            continue
+        for lo in range(0, len(runs), int(chains_per_batch)):
+            chunk = runs[lo : lo + int(chains_per_batch)]
+            rngs = [np.random.default_rng(seeds[key]) for key in chunk]
+            Xs = [replicates[rep].training_set(n_) for n_, rep in chunk]
+            fits = _fit_tree_chains(graph, Xs, rngs, settings, options)
+            for key, X, fit, rng in zip(chunk, Xs, fits, rngs, strict=True):
+                row, arrays = _measure(graph, replicates[key[1]], X, fit, rng)
+                out.append(({"n": key[0], "rep": key[1], **row}, arrays))
+    return out
+
+
+def _fit_tree_chains(
+    graph: PairwiseGraph,
+    Xs: list[np.ndarray],
+    rngs: list[np.random.Generator],
+    settings: Mapping[str, Any],
+    options: Mapping[str, Any],
+) -> list[Fit]:
+    """The blocked tree sampler on several data sets at once, as :func:`fit_estimator` runs it."""
+    settings = dict(settings)
+    settings.pop("sampler", None)
+    if "n_steps" not in settings:
+        raise ValueError(f"dp_gibbs_tree needs settings['n_steps'], got {sorted(settings)}")
+    n_steps = int(settings.pop("n_steps"))
+    burn_in_fraction = float(options.get("burn_in_fraction", 0.0))
+    if not 0.0 <= burn_in_fraction < 1.0:
+        raise ValueError(f"burn_in_fraction must be in [0, 1), got {burn_in_fraction}")
+    results = dp_blocked_gibbs_tree(
+        graph,
+        Xs,
+        n_steps=n_steps,
+        burn_in=int(math.floor(burn_in_fraction * n_steps)),
+        rng=rngs,
+        alpha0=float(options.get("alpha0", 1.0)),
+        keep_samples=False,
+        **settings,
+    )
+    return [Fit("dp_gibbs_tree", res.theta_mean, res.run_time, res) for res in results]
 
 
 # --------------------------------------------------------------------------------------------
@@ -529,3 +758,90 @@ def run_senate_fit(
         fit.seconds,
     )
     return row, _arrays(fit)
+
+
+# --------------------------------------------------------------------------------------------
+# outputs
+# --------------------------------------------------------------------------------------------
+
+
+def write_fit(
+    metrics: PathLike,
+    estimate: PathLike,
+    keys: Mapping[str, Any],
+    row: Mapping[str, Any],
+    arrays: Mapping[str, np.ndarray],
+    *,
+    seed: int,
+) -> None:
+    """Write one fit's outputs atomically: the metrics row and the estimate's arrays.
+
+    Parameters
+    ----------
+    metrics : path-like
+        CSV of one row: ``keys``, then ``row``, then the provenance (package version, git
+        commit, ``seed``).
+    estimate : path-like
+        ``.npz`` of ``arrays``.
+    keys : mapping
+        What identifies the run (simulation, estimator, n, replicate; or the Senate sessions).
+    row, arrays
+        What :func:`run_simulation_fit` or :func:`run_senate_fit` returned.
+    seed : int
+        The seed the run's generator was made from.
+    """
+    _write_rows(metrics, [{**keys, **row, **provenance(seed)}])
+    save_npz(estimate, **arrays)
+
+
+def _write_rows(metrics: PathLike, records: Sequence[Mapping[str, Any]]) -> None:
+    """One CSV row per record, written atomically."""
+    with atomic_path(metrics) as tmp:
+        pd.DataFrame.from_records(list(records)).to_csv(tmp, index=False)
+
+
+def _run_key(n: int, rep: int) -> str:
+    return f"n={int(n)}/rep={int(rep)}"
+
+
+def write_block(
+    metrics: PathLike,
+    estimate: PathLike,
+    keys: Mapping[str, Any],
+    runs: Sequence[tuple[Mapping[str, Any], Mapping[str, np.ndarray]]],
+    seeds: Mapping[tuple[int, int], int],
+) -> None:
+    """Write a block of runs atomically: one metrics row per run, every run's arrays in one file.
+
+    Parameters
+    ----------
+    metrics : path-like
+        CSV with one row per run: ``keys``, ``n``, ``rep``, the run's row, then the provenance
+        (package version, git commit, the run's ``seed``): the columns :func:`write_fit` writes.
+    estimate : path-like
+        ``.npz`` with keys ``n=<n>/rep=<rep>/<array>``; :func:`load_run_arrays` reads one run.
+    keys : mapping
+        What the runs share (simulation, estimator).
+    runs : sequence of (row, arrays)
+        What :func:`run_simulation_block` returned (each row holds ``n`` and ``rep``).
+    seeds : mapping of (n, rep) to int
+    """
+    records, arrays = [], {}
+    for row, run_arrays in runs:
+        n, rep = int(row["n"]), int(row["rep"])
+        rest = {k: v for k, v in row.items() if k not in ("n", "rep")}
+        prov = provenance(seeds[n, rep])
+        records.append({**keys, "n": n, "rep": rep, **rest, **prov})
+        arrays |= {f"{_run_key(n, rep)}/{k}": v for k, v in run_arrays.items()}
+    _write_rows(metrics, records)
+    save_npz(estimate, **arrays)
+
+
+def load_run_arrays(path: PathLike, n: int, rep: int) -> dict[str, np.ndarray]:
+    """The arrays of run ``(n, rep)`` in a block written by :func:`write_block`."""
+    prefix = _run_key(n, rep) + "/"
+    with np.load(path, allow_pickle=False) as npz:
+        out = {k.removeprefix(prefix): npz[k] for k in npz.files if k.startswith(prefix)}
+    if not out:
+        raise ValueError(f"{path}: no arrays of the run n={n}, rep={rep}")
+    return out

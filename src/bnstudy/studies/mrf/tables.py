@@ -24,6 +24,7 @@ __all__ = [
     "PAPER_SENATE_STEPS",
     "PAPER_STEPS",
     "SIMULATIONS",
+    "concat_runs",
     "runtime_table",
     "senate_table",
     "summarize_runs",
@@ -62,6 +63,23 @@ def _order(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
         key=lambda col: col.map(keys[col.name]) if col.name in keys else col,
         kind="stable",
     ).reset_index(drop=True)
+
+
+def concat_runs(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The per-run rows of every block in one table, ordered as one file per run would be.
+
+    Blocks arrive in the order simulation, estimator, block and hold their runs in the order
+    ``n``, replicate; the result keeps each (simulation, estimator) where it first appears and
+    sorts its runs by ``n``, then replicate.
+    """
+    runs = pd.concat(list(frames), ignore_index=True)
+    missing = {"simulation", "estimator", "n", "rep"} - set(runs.columns)
+    if missing:
+        raise ValueError(f"run tables lack the columns {sorted(missing)}")
+    first = runs.groupby(["simulation", "estimator"], sort=False).ngroup().rename("_first")
+    order = pd.concat([first, runs[["n", "rep"]]], axis=1)
+    order = order.sort_values(["_first", "n", "rep"], kind="stable").index
+    return runs.loc[order].reset_index(drop=True)
 
 
 def summarize_runs(runs: pd.DataFrame) -> pd.DataFrame:
