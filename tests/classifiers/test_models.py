@@ -160,9 +160,9 @@ def test_straight_through_fast_path_matches_general_path() -> None:
         one_hot = straight_through_gumbel_softmax(model.phi, u, tau=2.0)
         xt = torch.as_tensor(x).unsqueeze(0).expand(2, -1, -1)
         if fast:
-            lj = model._log_joint_straight_through(xt, one_hot)
+            lj = model.log_joint_straight_through(xt, one_hot)
         else:
-            lj = model._log_joint(xt, one_hot)
+            lj = model.log_joint_states(xt, one_hot)
         hybrid_loss(lj, torch.as_tensor(y).expand(2, -1), 5.0, 1.0, 10.0).sum().backward()
         grads.append((lj.detach(), model.theta.grad, model.class_logits.grad, model.phi.grad))
     for fast, slow in zip(*grads, strict=True):

@@ -489,8 +489,23 @@ class BNClassifier(torch.nn.Module):
         values = table.index_select(0, flat.reshape(-1))
         return values.view(S, D * C, n, self.n_classes)
 
-    def _log_joint(self, x: torch.Tensor, weights: torch.Tensor | None = None) -> torch.Tensor:
-        """Log-joint for (S, n, D) int64 states; no checks. ``weights``: (S, D, C) or None."""
+    def log_joint_states(
+        self, x: torch.Tensor, weights: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Log-joint of prepared states, without checks (the training loop's path).
+
+        Parameters
+        ----------
+        x : torch.Tensor of int64, shape (S, n, D)
+            States on the model's device, one batch per setting; not validated.
+        weights : torch.Tensor, shape (S, D, C), optional
+            Structure selectors; default the most probable structure.
+
+        Returns
+        -------
+        torch.Tensor, shape (S, n, n_classes)
+            Always with the settings axis (see :meth:`log_joint` for the checked form).
+        """
         S, n, D = x.shape
         K = self.n_classes
         table = self.log_tables().reshape(-1, K)
@@ -502,10 +517,11 @@ class BNClassifier(torch.nn.Module):
         w = weights.reshape(S, 1, D * self.n_candidates).to(values.dtype)
         return torch.bmm(w, values.view(S, D * self.n_candidates, n * K)).view(S, n, K) + prior
 
-    def _log_joint_straight_through(self, x: torch.Tensor, one_hot: torch.Tensor) -> torch.Tensor:
+    def log_joint_straight_through(self, x: torch.Tensor, one_hot: torch.Tensor) -> torch.Tensor:
         """Training forward for exactly one-hot ``weights`` (straight-through samples).
 
-        Same value and gradients as ``_log_joint(x, one_hot)``, cheaper. The tables get gradients
+        ``x`` as in :meth:`log_joint_states` (``(S, n, D)``, not validated); ``one_hot`` of shape
+        ``(S, D, C)``. Same value and gradients as ``log_joint_states(x, one_hot)``, cheaper. The tables get gradients
         only through the chosen candidates (the others have weight 0), so only the chosen tables,
         ``(S, D, P, V, K)``, are normalized inside the autograd graph. The gradient w.r.t. the
         weights, ``sum_{n,k} g[n,k] log p(x_d | x_j, c=k)`` for every candidate ``j`` (Eq. 9
@@ -561,7 +577,7 @@ class BNClassifier(torch.nn.Module):
         xt = self._prepare_x(x, check=True)
         if weights is not None:
             weights = self._check_weights(weights)
-        return self._finish(self._log_joint(xt, weights))
+        return self._finish(self.log_joint_states(xt, weights))
 
     def _check_weights(self, weights: torch.Tensor) -> torch.Tensor:
         shape = (self.n_settings, self.n_features, self.n_candidates)
