@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from bnstudy.classifiers import (
+    KerasAdam,
     StackedAdam,
     candidate_parents,
     chow_liu_parents,
@@ -313,3 +314,14 @@ def test_fused_keras_adam_equals_stacked_adam(tan_data: dict) -> None:
         train_batched(
             [setting, {**setting, "lr": 1e-3}], *data, adam="keras_fused", **{**kw, "seeds": [1, 2]}
         )
+
+
+def test_optimizers_zero_gradients_in_place_or_drop_them() -> None:
+    p = torch.nn.Parameter(torch.ones(3, 2))
+    for opt in (StackedAdam([(p, torch.zeros(3, dtype=torch.int64), 0)]), KerasAdam([p])):
+        p.grad = torch.ones(3, 2)
+        buffer = p.grad
+        opt.zero_grad(set_to_none=False)
+        assert p.grad is buffer and not buffer.any()
+        opt.zero_grad()
+        assert p.grad is None

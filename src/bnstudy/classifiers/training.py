@@ -206,10 +206,13 @@ class StackedAdam:
             denom = v.add(_TINY).sqrt_().add_(self.eps).div_(lr)
             p.addcdiv_(m, denom, value=-scale)
 
-    def zero_grad(self) -> None:
-        """Drop the gradients."""
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Drop the gradients (or, with ``set_to_none=False``, zero them in place)."""
         for p in self.params:
-            p.grad = None
+            if set_to_none or p.grad is None:
+                p.grad = None
+            else:
+                p.grad.zero_()
 
 
 class KerasAdam:
@@ -255,9 +258,9 @@ class KerasAdam:
             group["eps"] = self.eps / math.sqrt(1.0 - self.beta2**self.t)
         self.opt.step()
 
-    def zero_grad(self) -> None:
-        """Drop the gradients."""
-        self.opt.zero_grad(set_to_none=True)
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Drop the gradients (or, with ``set_to_none=False``, zero them in place)."""
+        self.opt.zero_grad(set_to_none=set_to_none)
 
 
 @dataclass(frozen=True)
@@ -555,7 +558,9 @@ class BatchedTrainer:
         loss = hybrid_loss(log_joint, yb, self.lam, self.gamma, self.eta)
         loss.sum().backward()  # settings share no parameters: one backward for all
         self.opt_theta.step()
-        self.opt_theta.zero_grad()
+        # learned structures: the tables' gradient is added in place at the chosen rows
+        # (BNClassifier.log_joint_straight_through), so keep and zero its buffer
+        self.opt_theta.zero_grad(set_to_none=not self.learned)
         if self.opt_phi is not None:
             self.opt_phi.step()
             self.opt_phi.zero_grad()
