@@ -40,11 +40,10 @@ import time
 
 import numpy as np
 import torch
+from timed_script import run_json_script
 
 from bnstudy.classifiers import (
     PAD,
-    BatchedTrainer,
-    TrainSetting,
     candidate_parents,
     hybrid_loss,
     temperature_schedule,
@@ -173,6 +172,9 @@ def epoch_seconds(settings, seeds, data, batch, device, clock) -> float:
     by ``clock`` (``time.process_time``: CPU seconds of this process, steadier than wall time
     on a shared machine; ``time.perf_counter``: wall time).
     """
+    # imported here: the reference script imports this module with an older bnstudy
+    from bnstudy.classifiers import BatchedTrainer, TrainSetting
+
     specs = [TrainSetting.from_mapping(st, i, data[4].size) for i, st in enumerate(settings)]
     trainer = BatchedTrainer(
         specs, *data, seeds=seeds, n_epochs=1, batch_size=batch, lr_structure=1e-3,
@@ -184,6 +186,41 @@ def epoch_seconds(settings, seeds, data, batch, device, clock) -> float:
     t0 = clock()
     trainer.train_epoch(0)  # ends by copying the losses to the host (synchronizes)
     return clock() - t0
+
+
+#: Times one epoch of ``train_batched`` of another source tree (``--reference-src``, e.g. a
+#: checkout of the code before this benchmark's changes), on the same data and settings: the
+#: training module's clock is replaced by ``time.process_time``, so the history's epoch seconds
+#: are CPU seconds of the training steps, as :func:`epoch_seconds` measures ours.
+REFERENCE_SCRIPT = """
+import json, sys, time, types
+import numpy as np, torch
+sys.path.insert(0, sys.argv[1])
+import bench_tan_training as b
+import bnstudy.classifiers.training as tr
+tr.time = types.SimpleNamespace(perf_counter=time.process_time)
+shape, n_set, n_train, seed, batched = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6] == "1"
+torch.set_num_threads(1)
+_, n_classes, batch, _ = b.SHAPES[shape]
+x, y, n_states = b.make_data(shape, n_train + 1000, seed)
+cand = b.candidate_parents("subset", n_states.size, K=b.K, rng=np.random.default_rng(seed))
+data = (x[:n_train], y[:n_train], x[-1000:], y[-1000:], n_states, n_classes)
+settings = b.settings_for(cand, n_set)
+kw = dict(n_epochs=1, batch_size=batch, eval_every=0)
+if batched:
+    t = tr.train_batched(settings, *data, seeds=list(range(n_set)), **kw)[0].history["seconds"][0]
+else:
+    t = sum(tr.train_batched([s], *data, seeds=[i], **kw)[0].history["seconds"][0]
+            for i, s in enumerate(settings))
+print(json.dumps(t / n_set))
+"""
+
+
+def reference_seconds(src: str, shape: str, n_set: int, args, batched: bool) -> float | None:
+    """CPU seconds per setting-epoch of the reference tree (None if it ran past 10 minutes)."""
+    env = {**os.environ, "PYTHONPATH": src}
+    argv = [os.path.dirname(os.path.abspath(__file__)), shape, n_set, args.n_train, args.seed]
+    return run_json_script(REFERENCE_SCRIPT, [*argv, int(batched)], 600, env)
 
 
 def bench_batched(shape: str, args, device: torch.device) -> list[dict]:
@@ -198,16 +235,24 @@ def bench_batched(shape: str, args, device: torch.device) -> list[dict]:
         f"classes, batch {batch}, TAN Subset K={K} ({cand.shape[1]} candidates/feature); "
         f"{rows_per_epoch} rows per timed epoch, {args.repeats} repeats"
     )
+    ref_head = (
+        f" {'reference batched':>18} {'reference sequential':>21} {'ours batched/ref seq':>21}"
+        if args.reference_src
+        else ""
+    )
     print(
         f"{'S':>4} {'batched s/setting-epoch':>24} {'sequential s/setting-epoch':>27} "
-        f"{'batched/sequential':>19} {'paper runs/h batched':>21} {'sequential':>11}"
+        f"{'batched/sequential':>19} {'paper runs/h batched':>21} {'sequential':>11}{ref_head}"
     )
     out = []
     for n_set in args.settings:
         settings = settings_for(cand, n_set)
         seeds = list(range(n_set))
-        t_b, t_s = [], []
-        for _ in range(args.repeats):  # alternate, so both see the same machine load
+        t_b, t_s, r_b, r_s = [], [], [], []
+        for _ in range(args.repeats):  # alternate, so all see the same machine load
+            if args.reference_src:
+                r_b.append(reference_seconds(args.reference_src, shape, n_set, args, True))
+                r_s.append(reference_seconds(args.reference_src, shape, n_set, args, False))
             t_b.append(epoch_seconds(settings, seeds, data, batch, device, args.clock_fn) / n_set)
             t_s.append(
                 sum(
@@ -218,9 +263,13 @@ def bench_batched(shape: str, args, device: torch.device) -> list[dict]:
             )
         med_b, med_s = statistics.median(t_b), statistics.median(t_s)
         per_run = PAPER_EPOCHS * paper_rows / rows_per_epoch  # epochs of this size per paper run
+        ref = ""
+        if args.reference_src:
+            ref_b, ref_s = statistics.median(r_b), statistics.median(r_s)
+            ref = f" {ref_b:>18.4f} {ref_s:>21.4f} {ref_s / med_b:>20.2f}x"
         print(
             f"{n_set:>4} {med_b:>24.4f} {med_s:>27.4f} {med_s / med_b:>18.2f}x "
-            f"{3600 / (per_run * med_b):>21.1f} {3600 / (per_run * med_s):>11.1f}"
+            f"{3600 / (per_run * med_b):>21.1f} {3600 / (per_run * med_s):>11.1f}{ref}"
         )
         out.append({"shape": shape, "S": n_set, "batched": med_b, "sequential": med_s})
     return out
@@ -261,6 +310,11 @@ def main(argv: list[str] | None = None) -> None:
         choices=["cpu", "wall"],
         default="cpu",
         help="time by process CPU seconds (default; with --threads 1) or wall seconds",
+    )
+    parser.add_argument(
+        "--reference-src",
+        default=None,
+        help="src/ folder of another checkout (e.g. the previous commit) to time beside ours",
     )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
