@@ -1,32 +1,32 @@
-"""Training throughput of differentiable TAN Subset (K = 8) on mnist-sized data.
+"""Training throughput of differentiable TAN Subset (K = 8): batched settings vs one after another.
 
-Data: synthetic, 196 features (14 x 14 mnist), 10 classes, each feature with 2..15 states (drawn
-once), states and labels uniform at random. Throughput does not depend on the values, only on
-the shapes: D = 196, C = K + 1 = 9 candidate parents per feature, batch size 250 (the paper's
-mnist setting), states up to 15 (the authors' 14 x 14 mnist has at least one feature with >= 15
-states, targets.md A.4).
+Data: synthetic, with the shapes of the authors' datasets (targets.md A.2, A.4): letter (16
+features with the states of the authors' letter fold, 26 classes, batch 100, 13,342 training
+rows), satimage (36 features with the states of fold 1, 6 classes, batch 50, 5,151 rows) and
+mnist (196 features with 2..15 states, 10 classes, batch 250, 60,000 rows). States and labels
+are uniform at random: throughput depends only on the shapes, not on the values. Every setting
+has the same candidate parents (one ordering and draw, ``C = K + 1 = 9`` columns) and its own
+``(lambda, gamma)`` and seed, as one chunk of :func:`bnstudy.studies.tan.run_tan_experiments`.
 
 Cases
 -----
-vectorized
-    bnstudy's :func:`bnstudy.classifiers.train_classifier`: one ``BNClassifier`` holding every
-    table in one tensor, one gather per mini-batch, Keras-form Adam.
-loop
-    A straightforward per-feature Python-loop model in torch, the authors' design
-    (``TanBayesNetClassifierSubset`` in ``pgm-2020/BNCModels.py``): one parameter per (feature,
-    candidate) table, a loop over features and candidates with one gather each, per-feature
-    straight-through Gumbel-softmax, ``torch.optim.Adam``; the same rows and batch size.
-batched
-    ``--settings`` hyperparameter settings trained as one module by
-    :func:`bnstudy.classifiers.train_batched` versus the same settings one after another.
+batched vs sequential (default)
+    For every shape and every number of settings ``S`` in ``--settings``:
+    :func:`bnstudy.classifiers.train_batched` on the ``S`` settings at once, versus the same
+    ``S`` settings trained one after another (``train_batched`` with one setting each). Timed
+    is one epoch over ``--n-train`` rows (training steps only, from the run's history); the two
+    alternate ``--repeats`` times so both see the same machine load. Printed: median seconds per
+    setting-epoch of each, and the throughput ratio batched / sequential (> 1: batching wins).
+vectorized vs loop (``--vs-loop``)
+    One setting of our vectorized model (one gather per mini-batch) versus a per-feature
+    Python-loop model, the authors' design (``TanBayesNetClassifierSubset`` in
+    ``pgm-2020/BNCModels.py``) in torch, same rows and batch size.
 
-Throughput is samples x epochs / s from the median epoch time (training steps only; epochs of
-the two models alternate so that both see the same machine load). Runs/hour are extrapolated to
-the paper's protocol: 500 epochs over 60,000 mnist training rows.
+Runs/hour are extrapolated to the paper's protocol: 500 epochs over the full training rows.
 
-Run from the repository root::
+Run from the repository root (``PYTHONPATH=src`` outside the installed environment)::
 
-    .venv/bin/python benchmarks/bench_tan_training.py --device cpu
+    .venv/bin/python benchmarks/bench_tan_training.py --shapes letter satimage --settings 1 4 10 16
 """
 
 from __future__ import annotations
@@ -40,37 +40,47 @@ import time
 
 import numpy as np
 import torch
+from timed_script import run_json_script
 
 from bnstudy.classifiers import (
     PAD,
     candidate_parents,
     hybrid_loss,
-    learning_rate_schedule,
     temperature_schedule,
-    train_batched,
-    train_classifier,
 )
 
 logger = logging.getLogger("bench_tan_training")
 
-D, N_CLASSES, K, BATCH = 196, 10, 8, 250
-PAPER_ROWS, PAPER_EPOCHS = 60000, 500
+K = 8
+PAPER_EPOCHS = 500
+LETTER_STATES = [1, 3, 4, 5, 5, 8, 8, 9, 9, 13, 13, 13, 13, 14, 14, 14]
+SATIMAGE_STATES = [10] * 4 + [11] * 16 + [12] * 11 + [13] * 2 + [14] * 2 + [15]
+#: name -> (states per feature or None for mnist's random 2..15, classes, batch, training rows)
+SHAPES = {
+    "letter": (LETTER_STATES, 26, 100, 13342),
+    "satimage": (SATIMAGE_STATES, 6, 50, 5151),
+    "mnist": (None, 10, 250, 60000),
+}
 
 
-def make_data(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Synthetic mnist-shaped data: (x, y, n_states)."""
+def make_data(shape: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Synthetic data of a dataset's shape: (x, y, n_states)."""
+    states, n_classes, _, _ = SHAPES[shape]
     rng = np.random.default_rng(seed)
-    n_states = rng.integers(2, 16, size=D)
-    n_states[0] = 15
-    x = (rng.random((n, D)) * n_states).astype(np.int64)
-    y = rng.integers(0, N_CLASSES, size=n)
+    if states is None:
+        n_states = rng.integers(2, 16, size=196)
+        n_states[0] = 15
+    else:
+        n_states = np.array(states)
+    x = (rng.random((n, n_states.size)) * n_states).astype(np.int64)
+    y = rng.integers(0, n_classes, size=n)
     return x, y, n_states
 
 
 class LoopTAN(torch.nn.Module):
     """Per-feature Python-loop TAN Subset (the authors' TensorFlow design, in torch)."""
 
-    def __init__(self, n_states, candidates, generator, device) -> None:
+    def __init__(self, n_states, n_classes, candidates, generator, device) -> None:
         super().__init__()
         self.cands = [[int(c) for c in row if c != PAD] for row in candidates]
         self.generator = generator
@@ -80,12 +90,12 @@ class LoopTAN(torch.nn.Module):
                 (torch.rand(shape, generator=generator) * 0.2 - 0.1).to(device)
             )
 
-        self.class_logits = uniform(N_CLASSES)
+        self.class_logits = uniform(n_classes)
         self.tables = torch.nn.ParameterList()
         for d, cands in enumerate(self.cands):
             for pa in cands:
                 shape = (
-                    (n_states[d], N_CLASSES) if pa < 0 else (n_states[d], n_states[pa], N_CLASSES)
+                    (n_states[d], n_classes) if pa < 0 else (n_states[d], n_states[pa], n_classes)
                 )
                 self.tables.append(uniform(*shape))
         self.structure = torch.nn.ParameterList(
@@ -115,139 +125,212 @@ class LoopTAN(torch.nn.Module):
         return out
 
 
-def time_loop(x, y, n_states, cand, epochs: int, device: torch.device, seed: int) -> list[float]:
-    """Per-epoch training times of the loop model (same protocol as ours)."""
+def time_loop(x, y, n_states, n_classes, cand, batch, device, seed) -> float:
+    """Training time of one epoch of the loop model (same protocol as ours)."""
     gen = torch.Generator().manual_seed(seed)
-    model = LoopTAN(n_states, cand, gen, device)
+    model = LoopTAN(n_states, n_classes, cand, gen, device)
     opt = torch.optim.Adam([model.class_logits, *model.tables], lr=3e-3, eps=1e-7)
     opt_phi = torch.optim.Adam(list(model.structure), lr=1e-3, eps=1e-7)
     xt = torch.as_tensor(x, device=device)
     yt = torch.as_tensor(y, device=device)
-    lrs = learning_rate_schedule(3e-3, epochs)
-    taus = temperature_schedule(epochs)
-    times = []
-    for e in range(epochs):
-        for group in opt.param_groups:
-            group["lr"] = float(lrs[e])
-        t0 = time.perf_counter()
-        perm = torch.randperm(len(y), generator=gen).to(device)
-        for b in range(len(y) // BATCH):
-            idx = perm[b * BATCH : (b + 1) * BATCH]
-            loss = hybrid_loss(model(xt[idx], float(taus[e]), True), yt[idx], 10.0, 1.0, 10.0)
-            opt.zero_grad()
-            opt_phi.zero_grad()
-            loss.backward()
-            opt.step()
-            opt_phi.step()
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-        times.append(time.perf_counter() - t0)
-    return times
+    tau = float(temperature_schedule(1)[0])
+    t0 = time.perf_counter()
+    perm = torch.randperm(len(y), generator=gen).to(device)
+    for b in range(len(y) // batch):
+        idx = perm[b * batch : (b + 1) * batch]
+        loss = hybrid_loss(model(xt[idx], tau, True), yt[idx], 10.0, 1.0, 10.0)
+        opt.zero_grad()
+        opt_phi.zero_grad()
+        loss.backward()
+        opt.step()
+        opt_phi.step()
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    return time.perf_counter() - t0
 
 
 def settings_for(cand: np.ndarray, n: int) -> list[dict]:
+    """``n`` TAN Subset settings with the authors' set-B ranges, one shared ``lr``."""
     rng = np.random.default_rng(1)
     return [
         {
             "lam": float(10 ** rng.uniform(1, 3)),
             "gamma": float(10 ** rng.uniform(-1, 2)),
             "eta": 10.0,
-            "lr": 3e-3,  # one lr per batch, as run_tan_experiments groups them
+            "lr": 3e-3,  # one lr per chunk, as run_tan_experiments groups them
             "candidates": cand,
         }
-        for i in range(n)
+        for _ in range(n)
     ]
 
 
-def time_vectorized(x, y, xs, ys, n_states, cand, device, seed) -> float:
-    """Training time of one epoch of our vectorized model (steps only, from its history)."""
-    res = train_classifier(
-        x, y, xs, ys, n_states, N_CLASSES, candidates=cand, lam=10.0, gamma=1.0, eta=10.0,
-        lr=3e-3, seed=seed, n_epochs=1, batch_size=BATCH, eval_every=0, device=device,
+def epoch_seconds(settings, seeds, data, batch, device, clock) -> float:
+    """Seconds of the training steps of one epoch of these settings trained as one batch.
+
+    The run is :func:`bnstudy.classifiers.train_batched`'s own trainer; only
+    :meth:`~bnstudy.classifiers.BatchedTrainer.train_epoch` is timed (no set-up, no evaluation),
+    by ``clock`` (``time.process_time``: CPU seconds of this process, steadier than wall time
+    on a shared machine; ``time.perf_counter``: wall time).
+    """
+    # imported here: the reference script imports this module with an older bnstudy
+    from bnstudy.classifiers import BatchedTrainer, TrainSetting
+
+    specs = [TrainSetting.from_mapping(st, i, data[4].size) for i, st in enumerate(settings)]
+    trainer = BatchedTrainer(
+        specs, *data, seeds=seeds, n_epochs=1, batch_size=batch, lr_structure=1e-3,
+        lr_decay=1e-3, tau_start=10.0, tau_end=0.1, init="uniform", adam="auto", device=device,
+        dtype=torch.float32,
     )  # fmt: skip
-    return res.history["seconds"][0]
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    t0 = clock()
+    trainer.train_epoch(0)  # ends by copying the losses to the host (synchronizes)
+    return clock() - t0
+
+
+#: Times one epoch of ``train_batched`` of another source tree (``--reference-src``, e.g. a
+#: checkout of the code before this benchmark's changes), on the same data and settings: the
+#: training module's clock is replaced by ``time.process_time``, so the history's epoch seconds
+#: are CPU seconds of the training steps, as :func:`epoch_seconds` measures ours.
+REFERENCE_SCRIPT = """
+import json, sys, time, types
+import numpy as np, torch
+sys.path.insert(0, sys.argv[1])
+import bench_tan_training as b
+import bnstudy.classifiers.training as tr
+tr.time = types.SimpleNamespace(perf_counter=time.process_time)
+shape, n_set, n_train, seed, batched = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6] == "1"
+torch.set_num_threads(1)
+_, n_classes, batch, _ = b.SHAPES[shape]
+x, y, n_states = b.make_data(shape, n_train + 1000, seed)
+cand = b.candidate_parents("subset", n_states.size, K=b.K, rng=np.random.default_rng(seed))
+data = (x[:n_train], y[:n_train], x[-1000:], y[-1000:], n_states, n_classes)
+settings = b.settings_for(cand, n_set)
+kw = dict(n_epochs=1, batch_size=batch, eval_every=0)
+if batched:
+    t = tr.train_batched(settings, *data, seeds=list(range(n_set)), **kw)[0].history["seconds"][0]
+else:
+    t = sum(tr.train_batched([s], *data, seeds=[i], **kw)[0].history["seconds"][0]
+            for i, s in enumerate(settings))
+print(json.dumps(t / n_set))
+"""
+
+
+def reference_seconds(src: str, shape: str, n_set: int, args, batched: bool) -> float | None:
+    """CPU seconds per setting-epoch of the reference tree (None if it ran past 10 minutes)."""
+    env = {**os.environ, "PYTHONPATH": src}
+    argv = [os.path.dirname(os.path.abspath(__file__)), shape, n_set, args.n_train, args.seed]
+    return run_json_script(REFERENCE_SCRIPT, [*argv, int(batched)], 600, env)
+
+
+def bench_batched(shape: str, args, device: torch.device) -> list[dict]:
+    """Batched vs sequential epochs at every ``S`` of ``args.settings``; prints one line per S."""
+    _, n_classes, batch, paper_rows = SHAPES[shape]
+    x, y, n_states = make_data(shape, args.n_train + 1000, args.seed)
+    cand = candidate_parents("subset", n_states.size, K=K, rng=np.random.default_rng(args.seed))
+    data = (x[: args.n_train], y[: args.n_train], x[-1000:], y[-1000:], n_states, n_classes)
+    rows_per_epoch = (args.n_train // batch) * batch
+    print(
+        f"\n{shape}: D={n_states.size}, states {n_states.min()}..{n_states.max()}, {n_classes} "
+        f"classes, batch {batch}, TAN Subset K={K} ({cand.shape[1]} candidates/feature); "
+        f"{rows_per_epoch} rows per timed epoch, {args.repeats} repeats"
+    )
+    ref_head = (
+        f" {'reference batched':>18} {'reference sequential':>21} {'ours batched/ref seq':>21}"
+        if args.reference_src
+        else ""
+    )
+    print(
+        f"{'S':>4} {'batched s/setting-epoch':>24} {'sequential s/setting-epoch':>27} "
+        f"{'batched/sequential':>19} {'paper runs/h batched':>21} {'sequential':>11}{ref_head}"
+    )
+    out = []
+    for n_set in args.settings:
+        settings = settings_for(cand, n_set)
+        seeds = list(range(n_set))
+        t_b, t_s, r_b, r_s = [], [], [], []
+        for _ in range(args.repeats):  # alternate, so all see the same machine load
+            if args.reference_src:
+                r_b.append(reference_seconds(args.reference_src, shape, n_set, args, True))
+                r_s.append(reference_seconds(args.reference_src, shape, n_set, args, False))
+            t_b.append(epoch_seconds(settings, seeds, data, batch, device, args.clock_fn) / n_set)
+            t_s.append(
+                sum(
+                    epoch_seconds([st], [sd], data, batch, device, args.clock_fn)
+                    for st, sd in zip(settings, seeds, strict=True)
+                )
+                / n_set
+            )
+        med_b, med_s = statistics.median(t_b), statistics.median(t_s)
+        per_run = PAPER_EPOCHS * paper_rows / rows_per_epoch  # epochs of this size per paper run
+        ref = ""
+        if args.reference_src:
+            ref_b, ref_s = statistics.median(r_b), statistics.median(r_s)
+            ref = f" {ref_b:>18.4f} {ref_s:>21.4f} {ref_s / med_b:>20.2f}x"
+        print(
+            f"{n_set:>4} {med_b:>24.4f} {med_s:>27.4f} {med_s / med_b:>18.2f}x "
+            f"{3600 / (per_run * med_b):>21.1f} {3600 / (per_run * med_s):>11.1f}{ref}"
+        )
+        out.append({"shape": shape, "S": n_set, "batched": med_b, "sequential": med_s})
+    return out
+
+
+def bench_loop(shape: str, args, device: torch.device) -> None:
+    """Our vectorized model vs the per-feature loop model, one setting, alternating epochs."""
+    _, n_classes, batch, paper_rows = SHAPES[shape]
+    x, y, n_states = make_data(shape, args.n_train + 1000, args.seed)
+    cand = candidate_parents("subset", n_states.size, K=K, rng=np.random.default_rng(args.seed))
+    xt, yt = x[: args.n_train], y[: args.n_train]
+    data = (xt, yt, x[-1000:], y[-1000:], n_states, n_classes)
+    setting = settings_for(cand, 1)
+    t_vec, t_loop = [], []
+    for r in range(args.repeats):
+        t_vec.append(
+            epoch_seconds(setting, [args.seed + r], data, batch, device, time.perf_counter)
+        )
+        t_loop.append(time_loop(xt, yt, n_states, n_classes, cand, batch, device, args.seed + r))
+    med_v, med_l = statistics.median(t_vec), statistics.median(t_loop)
+    print(
+        f"\n{shape}, one setting: vectorized (ours) median epoch {med_v:.3f} s, per-feature loop "
+        f"{med_l:.3f} s; speed-up {med_l / med_v:.1f}x"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--n-train", type=int, default=10000, help="rows per timed epoch")
-    parser.add_argument("--repeats", type=int, default=5, help="epochs timed per model")
-    parser.add_argument("--settings", type=int, default=8, help="settings S of the batched case")
-    parser.add_argument("--batched-train", type=int, default=10000)
-    parser.add_argument("--batched-epochs", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads")
-    parser.add_argument("--skip-loop", action="store_true")
-    parser.add_argument("--skip-batched", action="store_true")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--shapes", nargs="+", default=["letter", "satimage"], choices=SHAPES)
+    parser.add_argument("--settings", nargs="+", type=int, default=[1, 4, 10, 16])
+    parser.add_argument("--n-train", type=int, default=3000, help="training rows per timed epoch")
+    parser.add_argument("--repeats", type=int, default=3, help="timed epochs per case (median)")
+    parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
+    parser.add_argument("--vs-loop", action="store_true", help="also time the per-feature loop")
+    parser.add_argument(
+        "--clock",
+        choices=["cpu", "wall"],
+        default="cpu",
+        help="time by process CPU seconds (default; with --threads 1) or wall seconds",
+    )
+    parser.add_argument(
+        "--reference-src",
+        default=None,
+        help="src/ folder of another checkout (e.g. the previous commit) to time beside ours",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    torch.set_num_threads(args.threads)
     device = torch.device(args.device)
+    args.clock_fn = time.process_time if args.clock == "cpu" else time.perf_counter
     print(
         f"python {sys.version.split()[0]}, torch {torch.__version__}, device {device}, "
-        f"{os.cpu_count()} CPUs, {torch.get_num_threads()} torch threads"
+        f"{os.cpu_count()} CPUs, {torch.get_num_threads()} torch threads, load average "
+        f"{os.getloadavg()[0]:.1f}; {args.clock} seconds"
     )
-    x, y, n_states = make_data(max(args.n_train, args.batched_train), args.seed)
-    cand = candidate_parents("subset", D, K=K, rng=np.random.default_rng(args.seed))
-    print(
-        f"TAN Subset K={K}: D={D}, {cand.shape[1]} candidates/feature, states 2..{n_states.max()}, "
-        f"{N_CLASSES} classes, batch {BATCH}; synthetic uniform data, {args.n_train} rows/epoch"
-    )
-    xs, ys = x[:2000], y[:2000]
-    xt, yt = x[: args.n_train], y[: args.n_train]
-    rows = (args.n_train // BATCH) * BATCH
-
-    # vectorized and loop epochs alternate, so both see the same machine load
-    t_vec, t_loop = [], []
-    for r in range(args.repeats):
-        t_vec.append(time_vectorized(xt, yt, xs, ys, n_states, cand, device, args.seed + r))
-        if not args.skip_loop:
-            t_loop += time_loop(xt, yt, n_states, cand, 1, device, args.seed + r)
-    thr_vec = rows / statistics.median(t_vec)
-    print(
-        f"{'vectorized (ours)':<20} median epoch {statistics.median(t_vec):7.2f} s "
-        f"{thr_vec:9.0f} samples*epochs/s  (epochs: {np.round(t_vec, 2).tolist()})"
-    )
-    if not args.skip_loop:
-        thr_loop = rows / statistics.median(t_loop)
-        print(
-            f"{'per-feature loop':<20} median epoch {statistics.median(t_loop):7.2f} s "
-            f"{thr_loop:9.0f} samples*epochs/s  (epochs: {np.round(t_loop, 2).tolist()})"
-        )
-        print(f"speed-up vectorized / loop: {thr_vec / thr_loop:.1f}x")
-    per_run_vec = PAPER_ROWS * PAPER_EPOCHS / thr_vec
-    print(
-        f"paper scale (500 epochs x 60,000 rows), one run: {per_run_vec / 3600:.2f} h "
-        f"-> {3600 / per_run_vec:.2f} runs/hour sequential"
-    )
-
-    if not args.skip_batched:
-        n_b = args.batched_train
-        settings = settings_for(cand, args.settings)
-        seeds = list(range(args.settings))
-        common = dict(n_epochs=args.batched_epochs, batch_size=BATCH, eval_every=0, device=device)
-        data = (x[:n_b], y[:n_b], xs, ys, n_states, N_CLASSES)
-        t0 = time.perf_counter()
-        batched = train_batched(settings, *data, seeds=seeds, **common)
-        t_batched = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        epochs_seq = []
-        for setting, seed in zip(settings, seeds, strict=True):
-            res = train_batched([setting], *data, seeds=[seed], **common)[0]
-            epochs_seq.append(statistics.median(res.history["seconds"]))
-        t_seq = time.perf_counter() - t0
-        rows_b = (n_b // BATCH) * BATCH
-        ep_b = statistics.median(batched[0].history["seconds"])
-        print(
-            f"batched S={args.settings}: {t_batched:.1f} s total vs {t_seq:.1f} s for the same "
-            f"settings one by one ({t_seq / t_batched:.2f}x); median epoch {ep_b:.2f} s vs "
-            f"{sum(epochs_seq):.2f} s ({args.batched_epochs} epochs x {rows_b} rows)"
-        )
-        runs_b = 3600 / (PAPER_ROWS * PAPER_EPOCHS / (rows_b * args.settings / ep_b))
-        runs_s = 3600 / (PAPER_ROWS * PAPER_EPOCHS / (rows_b * args.settings / sum(epochs_seq)))
-        print(f"paper-scale runs/hour: batched {runs_b:.2f} vs sequential {runs_s:.2f}")
+    for shape in args.shapes:
+        bench_batched(shape, args, device)
+        if args.vs_loop:
+            bench_loop(shape, args, device)
 
 
 if __name__ == "__main__":

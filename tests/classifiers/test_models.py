@@ -160,10 +160,35 @@ def test_straight_through_fast_path_matches_general_path() -> None:
         one_hot = straight_through_gumbel_softmax(model.phi, u, tau=2.0)
         xt = torch.as_tensor(x).unsqueeze(0).expand(2, -1, -1)
         if fast:
-            lj = model._log_joint_straight_through(xt, one_hot)
+            lj = model.log_joint_straight_through(xt, one_hot)
         else:
-            lj = model._log_joint(xt, one_hot)
+            lj = model.log_joint_states(xt, one_hot)
         hybrid_loss(lj, torch.as_tensor(y).expand(2, -1), 5.0, 1.0, 10.0).sum().backward()
         grads.append((lj.detach(), model.theta.grad, model.class_logits.grad, model.phi.grad))
     for fast, slow in zip(*grads, strict=True):
         torch.testing.assert_close(fast, slow, atol=1e-10, rtol=1e-10)
+
+
+def test_straight_through_table_gradient_accumulates_in_place() -> None:
+    """The tables' gradient is added into an existing ``theta.grad`` (kept by the trainer)."""
+    x, y = _data(30, seed=6)
+    cand = candidate_parents("all", 5)
+    model = BNClassifier(N_STATES, 3, [cand, cand], dtype=torch.float64, generators=_gens(2))
+    xt = torch.as_tensor(x).unsqueeze(0).expand(2, -1, -1)
+    u = torch.rand(model.phi.shape, generator=_gens(1)[0], dtype=torch.float64)
+
+    def backward() -> None:
+        one_hot = straight_through_gumbel_softmax(model.phi, u, tau=1.0)
+        lj = model.log_joint_straight_through(xt, one_hot)
+        hybrid_loss(lj, torch.as_tensor(y).expand(2, -1), 5.0, 1.0, 10.0).sum().backward()
+
+    backward()
+    once = model.theta.grad.clone()
+    assert torch.count_nonzero(once) > 0
+    buffer = model.theta.grad
+    backward()  # accumulates, in the same buffer
+    assert model.theta.grad is buffer
+    torch.testing.assert_close(model.theta.grad, 2 * once)
+    model.theta.grad.zero_()
+    backward()
+    torch.testing.assert_close(model.theta.grad, once)

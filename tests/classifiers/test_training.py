@@ -10,6 +10,7 @@ import torch
 
 from bnstudy.classifiers import (
     BNClassifier,
+    KerasAdam,
     StackedAdam,
     candidate_parents,
     chow_liu_parents,
@@ -330,3 +331,14 @@ def test_cyclic_parents_are_refused_where_they_enter(tan_data):
         BNClassifier.from_parents([[-1] * 6, cyclic], tan_data["n_states"], 3)
     with pytest.raises(ValueError, match="its own parent"):
         train_ml(*args, parents=np.array([-1, 1, -1, -1, -1, -1]))
+
+
+def test_optimizers_zero_gradients_in_place_or_drop_them() -> None:
+    p = torch.nn.Parameter(torch.ones(3, 2))
+    for opt in (StackedAdam([(p, torch.zeros(3, dtype=torch.int64), 0)]), KerasAdam([p])):
+        p.grad = torch.ones(3, 2)
+        buffer = p.grad
+        opt.zero_grad(set_to_none=False)
+        assert p.grad is buffer and not buffer.any()
+        opt.zero_grad()
+        assert p.grad is None

@@ -39,9 +39,12 @@ from bnstudy.classifiers.structures import (
     tan_weight,
 )
 from bnstudy.classifiers.training import (
+    BatchedTrainer,
     KerasAdam,
     StackedAdam,
+    TrainingHistory,
     TrainResult,
+    TrainSetting,
     learning_rate_schedule,
     temperature_schedule,
     train_batched,
@@ -51,12 +54,15 @@ from bnstudy.classifiers.training import (
 
 __all__ = [
     "BNClassifier",
+    "BatchedTrainer",
     "CANDIDATE_KINDS",
     "HEURISTIC_ORDERINGS",
     "KerasAdam",
     "PAD",
     "StackedAdam",
     "TrainResult",
+    "TrainSetting",
+    "TrainingHistory",
     "candidate_parents",
     "check_tan_parents",
     "check_features",

@@ -126,20 +126,61 @@ class _StraightThroughArgmax(torch.autograd.Function):
 
 
 class _WeightGradient(torch.autograd.Function):
-    """Zero in the forward pass; passes ``d out / d w = sum_k g * values`` in the backward pass."""
+    """Zero in the forward pass; passes ``d out / d w = sum_{n,k} g * values`` in the backward pass.
+
+    ``values[s, j, n, k]`` is ``log p(x_d | x_pa, c = k)`` of every candidate ``j`` at sample
+    ``n``: row ``flat[s, j, n]`` of setting ``s``'s normalized tables, ``log_softmax(theta[:,
+    starts[s]:starts[s + 1]], 0)``. Normalization, gather and product run in the backward pass
+    one setting at a time, so that each setting's tables and values are used while they are in
+    cache (a batch of settings would otherwise write and re-read all normalized tables and
+    ``S * J * n * K`` values from memory). Each column is normalized on its own, so the values
+    equal those of the whole normalized ``theta``.
+    """
 
     @staticmethod
-    def forward(ctx, weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:  # noqa: D102
-        ctx.save_for_backward(values)
-        S, _, n, K = values.shape  # (S, J, n, K)
-        return values.new_zeros((S, n, K))
+    def forward(ctx, weights, theta, flat, starts):  # noqa: D102
+        ctx.save_for_backward(theta, flat)
+        ctx.starts = starts
+        S, _, n = flat.shape  # (S, J, n): rows local to each setting
+        return theta.new_zeros((S, n, theta.shape[2]))
 
     @staticmethod
-    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, None]:  # noqa: D102
-        (values,) = ctx.saved_tensors
-        S, J, n, K = values.shape
-        grad_w = torch.bmm(values.view(S, J, n * K), grad.reshape(S, n * K, 1).to(values.dtype))
-        return grad_w.view(S, J), None
+    def backward(ctx, grad):  # noqa: D102
+        theta, flat = ctx.saved_tensors
+        S, J, n = flat.shape
+        K = theta.shape[2]
+        grad = grad.to(theta.dtype)
+        grad_w = theta.new_empty((S, J))
+        for s in range(S):
+            table = torch.log_softmax(theta[:, ctx.starts[s] : ctx.starts[s + 1]], 0)
+            values = table.view(-1, K).index_select(0, flat[s].reshape(-1))
+            grad_w[s] = torch.bmm(values.view(1, J, n * K), grad[s].reshape(1, n * K, 1)).view(J)
+        return grad_w, None, None, None
+
+
+class _SelectRows(torch.autograd.Function):
+    """``theta.index_select(1, rows)`` whose backward adds into ``theta.grad`` in place.
+
+    The gradient of ``theta`` is nonzero only at the selected rows; adding it there into an
+    existing ``theta.grad`` (zeroed in place by the optimizer) avoids allocating and zero-filling
+    a fresh dense gradient of all tables every step. Values as ``index_select``'s backward
+    (``zeros.index_add_(1, rows, grad)``); gradients accumulate across backward passes as usual.
+    """
+
+    @staticmethod
+    def forward(ctx, theta, rows):  # noqa: D102
+        ctx.theta = theta
+        ctx.save_for_backward(rows)
+        return theta.index_select(1, rows)
+
+    @staticmethod
+    def backward(ctx, grad):  # noqa: D102
+        (rows,) = ctx.saved_tensors
+        theta = ctx.theta
+        if theta.grad is None:
+            theta.grad = torch.zeros_like(theta)
+        theta.grad.index_add_(1, rows, grad)
+        return None, None
 
 
 def straight_through_gumbel_softmax(
@@ -279,6 +320,8 @@ class BNClassifier(torch.nn.Module):
         row_setting = np.repeat(owner, counts)
         row_feature = np.repeat(feature, counts)
         self.setting_rows = np.bincount(row_setting, minlength=S)
+        #: first row (axis 1 of ``theta``) of every setting, and the end: rows are per setting
+        self.setting_starts = [int(v) for v in np.concatenate([[0], np.cumsum(self.setting_rows)])]
 
         dev = self.device_
         self.register_buffer("cand", torch.as_tensor(cand, device=dev))
@@ -287,6 +330,11 @@ class BNClassifier(torch.nn.Module):
             "parent_index", torch.as_tensor(np.where(cand >= 0, cand, D), device=dev)
         )
         self.register_buffer("row_offset", torch.as_tensor(offsets, device=dev))
+        local = offsets - np.asarray(self.setting_starts[:-1]).reshape(S, 1, 1)
+        self.register_buffer("local_row_offset", torch.as_tensor(local, device=dev))
+        self.register_buffer(
+            "local_rows", torch.as_tensor(self.setting_rows.reshape(S, 1, 1, 1), device=dev)
+        )
         row_count = np.where(valid, n_rows, np.take_along_axis(n_rows, first_valid[..., None], 2))
         self.register_buffer("row_count", torch.as_tensor(row_count, device=dev))
         self.P = int(row_count.max())  # most parent states of any candidate
@@ -483,20 +531,47 @@ class BNClassifier(torch.nn.Module):
         values = table.index_select(0, flat.reshape(-1)).view(S, n, D, self.n_classes)
         return values.sum(dim=2)
 
-    def _all_values(self, x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
-        """log p(x_d | x_pa, c) of every candidate of every feature; (S, D * C, n, K)."""
+    def _all_index(self, x: torch.Tensor, local: bool = False) -> torch.Tensor:
+        """Row of every candidate of every feature at every sample; (S, D * C, n).
+
+        Rows of ``log_tables().view(-1, K)``, or with ``local`` of setting ``s``'s own tables
+        ``log_softmax(theta[:, setting_starts[s]:setting_starts[s + 1]], 0).view(-1, K)``.
+        """
         S, n, D = x.shape
         C = self.n_candidates
         x_t = x.transpose(1, 2)  # (S, D, n)
         x_ext = torch.cat([x_t, x_t.new_zeros((S, 1, n))], dim=1)
         parent = self.parent_index.reshape(S, D * C, 1).expand(S, D * C, n)
         x_pa = x_ext.gather(1, parent).view(S, D, C, n)
-        flat = x_t.unsqueeze(2) * self.n_rows + self.row_offset.unsqueeze(-1) + x_pa  # (S,D,C,n)
-        values = table.index_select(0, flat.reshape(-1))
-        return values.view(S, D * C, n, self.n_classes)
+        if local:
+            flat = x_t.unsqueeze(2) * self.local_rows + self.local_row_offset.unsqueeze(-1) + x_pa
+        else:
+            flat = x_t.unsqueeze(2) * self.n_rows + self.row_offset.unsqueeze(-1) + x_pa
+        return flat.view(S, D * C, n)
 
-    def _log_joint(self, x: torch.Tensor, weights: torch.Tensor | None = None) -> torch.Tensor:
-        """Log-joint for (S, n, D) int64 states; no checks. ``weights``: (S, D, C) or None."""
+    def _all_values(self, x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+        """log p(x_d | x_pa, c) of every candidate of every feature; (S, D * C, n, K)."""
+        S, n, _ = x.shape
+        values = table.index_select(0, self._all_index(x).reshape(-1))
+        return values.view(S, -1, n, self.n_classes)
+
+    def log_joint_states(
+        self, x: torch.Tensor, weights: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Log-joint of prepared states, without checks (the training loop's path).
+
+        Parameters
+        ----------
+        x : torch.Tensor of int64, shape (S, n, D)
+            States on the model's device, one batch per setting; not validated.
+        weights : torch.Tensor, shape (S, D, C), optional
+            Structure selectors; default the most probable structure.
+
+        Returns
+        -------
+        torch.Tensor, shape (S, n, n_classes)
+            Always with the settings axis (see :meth:`log_joint` for the checked form).
+        """
         S, n, D = x.shape
         K = self.n_classes
         table = self.log_tables().reshape(-1, K)
@@ -508,15 +583,17 @@ class BNClassifier(torch.nn.Module):
         w = weights.reshape(S, 1, D * self.n_candidates).to(values.dtype)
         return torch.bmm(w, values.view(S, D * self.n_candidates, n * K)).view(S, n, K) + prior
 
-    def _log_joint_straight_through(self, x: torch.Tensor, one_hot: torch.Tensor) -> torch.Tensor:
+    def log_joint_straight_through(self, x: torch.Tensor, one_hot: torch.Tensor) -> torch.Tensor:
         """Training forward for exactly one-hot ``weights`` (straight-through samples).
 
-        Same value and gradients as ``_log_joint(x, one_hot)``, cheaper. The tables get gradients
-        only through the chosen candidates (the others have weight 0), so only the chosen tables,
-        ``(S, D, P, V, K)``, are normalized inside the autograd graph. The gradient w.r.t. the
-        weights, ``sum_{n,k} g[n,k] log p(x_d | x_j, c=k)`` for every candidate ``j`` (Eq. 9
-        differentiated w.r.t. ``s_{i|j}``), is one matrix-vector product with the gathered values
-        of all candidates, computed outside the autograd graph.
+        ``x`` as in :meth:`log_joint_states` (``(S, n, D)``, not validated); ``one_hot`` of shape
+        ``(S, D, C)``. Same value and gradients as ``log_joint_states(x, one_hot)``, cheaper. The
+        tables get gradients only through the chosen candidates (the others have weight 0), so
+        only the chosen tables, ``(S, D, P, V, K)``, are normalized inside the autograd graph.
+        The gradient w.r.t. the weights, ``sum_{n,k} g[n,k] log p(x_d | x_j, c=k)`` for every
+        candidate ``j`` (Eq. 9 differentiated w.r.t. ``s_{i|j}``), is one matrix-vector product
+        per setting with the gathered values of all candidates, computed outside the autograd
+        graph in the backward pass.
         """
         S, n, D = x.shape
         K, P = self.n_classes, self.P
@@ -526,16 +603,17 @@ class BNClassifier(torch.nn.Module):
         # rows of the chosen tables, padded to P rows (repeats of the last row are never read)
         steps = torch.minimum(self.row_steps.view(1, 1, P), (count - 1).unsqueeze(-1))
         rows = (offset.unsqueeze(-1) + steps).reshape(-1)
-        chosen = torch.log_softmax(self.theta.index_select(1, rows), dim=0)  # (V, S*D*P, K)
+        chosen = torch.log_softmax(_SelectRows.apply(self.theta, rows), dim=0)  # (V, S*D*P, K)
         base = x * (S * D * P) + torch.arange(S * D, device=x.device).view(S, 1, D) * P + x_pa
         values = chosen.reshape(-1, K).index_select(0, base.reshape(-1)).view(S, n, D, K)
         out = values.sum(dim=2) + prior
         if one_hot.requires_grad:
             with torch.no_grad():
-                everything = self._all_values(
-                    x, torch.log_softmax(self.theta.detach(), 0).view(-1, K)
-                )
-            out = out + _WeightGradient.apply(one_hot.reshape(S, D * self.n_candidates), everything)
+                flat = self._all_index(x, local=True)
+            weights = one_hot.reshape(S, D * self.n_candidates)
+            out = out + _WeightGradient.apply(
+                weights, self.theta.detach(), flat, self.setting_starts
+            )
         return out
 
     def log_joint(
@@ -567,7 +645,7 @@ class BNClassifier(torch.nn.Module):
         xt = self._prepare_x(x, check=True)
         if weights is not None:
             weights = self._check_weights(weights)
-        return self._finish(self._log_joint(xt, weights))
+        return self._finish(self.log_joint_states(xt, weights))
 
     def _check_weights(self, weights: torch.Tensor) -> torch.Tensor:
         shape = (self.n_settings, self.n_features, self.n_candidates)

@@ -61,9 +61,13 @@ from bnstudy.classifiers.models import (
 from bnstudy.classifiers.structures import check_tan_parents
 
 __all__ = [
+    "BatchedTrainer",
     "KerasAdam",
     "StackedAdam",
     "TrainResult",
+    "TrainSetting",
+    "TrainingHistory",
+    "error_rates",
     "learning_rate_schedule",
     "temperature_schedule",
     "train_batched",
@@ -203,10 +207,13 @@ class StackedAdam:
             denom = v.add(_TINY).sqrt_().add_(self.eps).div_(lr)
             p.addcdiv_(m, denom, value=-scale)
 
-    def zero_grad(self) -> None:
-        """Drop the gradients."""
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Drop the gradients (or, with ``set_to_none=False``, zero them in place)."""
         for p in self.params:
-            p.grad = None
+            if set_to_none or p.grad is None:
+                p.grad = None
+            else:
+                p.grad.zero_()
 
 
 class KerasAdam:
@@ -252,51 +259,77 @@ class KerasAdam:
             group["eps"] = self.eps / math.sqrt(1.0 - self.beta2**self.t)
         self.opt.step()
 
-    def zero_grad(self) -> None:
-        """Drop the gradients."""
-        self.opt.zero_grad(set_to_none=True)
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Drop the gradients (or, with ``set_to_none=False``, zero them in place)."""
+        self.opt.zero_grad(set_to_none=set_to_none)
 
 
-def _check_setting(setting: Mapping, index: int, n_features: int) -> dict:
-    unknown = set(setting) - SETTING_KEYS
-    if unknown:
-        raise ValueError(
-            f"settings[{index}]: unknown key(s) {sorted(unknown)}; allowed: {sorted(SETTING_KEYS)}"
-        )
-    if ("candidates" in setting) == ("parents" in setting):
-        raise ValueError(f"settings[{index}]: give exactly one of 'candidates' and 'parents'")
-    out = {
-        "lam": float(setting.get("lam", 0.0)),
-        "gamma": float(setting.get("gamma", 1.0)),
-        "eta": float(setting.get("eta", 10.0)),
-        "lr": float(setting.get("lr", 3e-3)),
-    }
-    if not out["lam"] >= 0:
-        raise ValueError(f"settings[{index}]: lam must be >= 0, got {out['lam']}")
-    if not out["gamma"] > 0 and out["lam"] > 0:
-        raise ValueError(f"settings[{index}]: gamma must be > 0, got {out['gamma']}")
-    if not out["eta"] > 0:
-        raise ValueError(f"settings[{index}]: eta must be > 0, got {out['eta']}")
-    if not out["lr"] > 0:
-        raise ValueError(f"settings[{index}]: lr must be > 0, got {out['lr']}")
-    if "parents" in setting:
-        pa = np.asarray(setting["parents"])
-        if pa.shape != (n_features,) or not np.issubdtype(pa.dtype, np.integer):
+@dataclass(frozen=True)
+class TrainSetting:
+    """One validated setting of :func:`train_batched`.
+
+    Attributes
+    ----------
+    lam, gamma, eta : float
+        Hybrid loss trade-off, log-margin and soft-max sharpness.
+    lr : float
+        Initial learning rate of the tables.
+    candidates : numpy.ndarray of int64, shape (D, C)
+        Candidate parents (``parents[:, None]`` for a fixed structure).
+    learned : bool
+        Whether the structure is learned (``candidates`` given) or fixed (``parents`` given).
+    """
+
+    lam: float
+    gamma: float
+    eta: float
+    lr: float
+    candidates: np.ndarray
+    learned: bool
+
+    @property
+    def width(self) -> int:
+        """Number of candidate parents per feature (``C``)."""
+        return int(self.candidates.shape[1])
+
+    @classmethod
+    def from_mapping(cls, setting: Mapping, index: int, n_features: int) -> TrainSetting:
+        """Validate one settings dict (``index`` names it in errors)."""
+        unknown = set(setting) - SETTING_KEYS
+        if unknown:
             raise ValueError(
-                f"settings[{index}]: parents must be {n_features} integers, got {pa.shape} {pa.dtype}"
+                f"settings[{index}]: unknown key(s) {sorted(unknown)}; allowed: "
+                f"{sorted(SETTING_KEYS)}"
             )
-        pa = check_tan_parents(pa, n_features, name=f"settings[{index}]: parents")
-        out["candidates"] = pa[:, None]
-        out["learned"] = False
-    else:
+        if ("candidates" in setting) == ("parents" in setting):
+            raise ValueError(f"settings[{index}]: give exactly one of 'candidates' and 'parents'")
+        lam = float(setting.get("lam", 0.0))
+        gamma = float(setting.get("gamma", 1.0))
+        eta = float(setting.get("eta", 10.0))
+        lr = float(setting.get("lr", 3e-3))
+        if not lam >= 0:
+            raise ValueError(f"settings[{index}]: lam must be >= 0, got {lam}")
+        if not gamma > 0 and lam > 0:
+            raise ValueError(f"settings[{index}]: gamma must be > 0, got {gamma}")
+        if not eta > 0:
+            raise ValueError(f"settings[{index}]: eta must be > 0, got {eta}")
+        if not (lr > 0 and math.isfinite(lr)):
+            raise ValueError(f"settings[{index}]: lr must be finite and > 0, got {lr}")
+        if "parents" in setting:
+            pa = np.asarray(setting["parents"])
+            if pa.shape != (n_features,) or not np.issubdtype(pa.dtype, np.integer):
+                raise ValueError(
+                    f"settings[{index}]: parents must be {n_features} integers, got {pa.shape} "
+                    f"{pa.dtype}"
+                )
+            pa = check_tan_parents(pa, n_features, name=f"settings[{index}]: parents")
+            return cls(lam, gamma, eta, lr, pa.astype(np.int64)[:, None], False)
         cand = np.asarray(setting["candidates"])
         if cand.ndim != 2 or cand.shape[0] != n_features:
             raise ValueError(
                 f"settings[{index}]: candidates must have shape ({n_features}, C), got {cand.shape}"
             )
-        out["candidates"] = cand.astype(np.int64)
-        out["learned"] = True
-    return out
+        return cls(lam, gamma, eta, lr, cand.astype(np.int64), True)
 
 
 def _check_data(x_train, y_train, x_test, y_test, n_states, n_classes) -> None:
@@ -313,15 +346,274 @@ def _check_data(x_train, y_train, x_test, y_test, n_states, n_classes) -> None:
             )
 
 
+def _check_run(settings, seeds, n_epochs, init, adam) -> None:
+    """Validate the arguments of :func:`train_batched` other than the data and settings."""
+    if len(settings) == 0:
+        raise ValueError("settings is empty")
+    if len(seeds) != len(settings):
+        raise ValueError(f"need one seed per setting: {len(settings)} settings, {len(seeds)} seeds")
+    if int(n_epochs) != n_epochs or n_epochs < 1:
+        raise ValueError(f"n_epochs must be an integer >= 1, got {n_epochs!r}")
+    if init not in ("uniform", "ml"):
+        raise ValueError(f"init must be 'uniform' or 'ml', got {init!r}")
+    if adam not in ("auto", "stacked", "keras_fused"):
+        raise ValueError(f"adam must be 'auto', 'stacked' or 'keras_fused', got {adam!r}")
+
+
 @torch.no_grad()
-def _errors(model: BNClassifier, x: torch.Tensor, y: torch.Tensor, batch: int) -> np.ndarray:
-    """Error rate of every setting's most probable structure on (x, y); shape (S,)."""
+def error_rates(model: BNClassifier, x: torch.Tensor, y: torch.Tensor, batch: int) -> np.ndarray:
+    """Error rate of every setting's most probable structure on shared data ``(x, y)``.
+
+    Parameters
+    ----------
+    model : BNClassifier
+    x : torch.Tensor of int64, shape (n, D)
+        States on the model's device (not checked).
+    y : torch.Tensor of int64, shape (n,)
+    batch : int
+        Rows per forward pass.
+
+    Returns
+    -------
+    numpy.ndarray, shape (S,)
+    """
     wrong = torch.zeros(model.n_settings, dtype=torch.int64, device=x.device)
     for start in range(0, x.shape[0], batch):
         xb = x[start : start + batch].unsqueeze(0).expand(model.n_settings, -1, -1)
-        pred = model._log_joint(xb).argmax(dim=-1)
+        pred = model.log_joint_states(xb).argmax(dim=-1)
         wrong += (pred != y[start : start + batch].unsqueeze(0)).sum(dim=1)
     return wrong.cpu().numpy() / max(1, x.shape[0])
+
+
+class TrainingHistory:
+    """Per-setting training history of a batch (the ``history`` of :class:`TrainResult`).
+
+    Parameters
+    ----------
+    n_settings : int
+    """
+
+    EPOCH_KEYS = ("epoch", "train_loss", "train_error_batches", "lr", "tau", "seconds")
+
+    def __init__(self, n_settings: int) -> None:
+        self.per_setting: list[dict[str, list]] = [
+            {k: [] for k in self.EPOCH_KEYS} | {"eval_epoch": [], "test_error": []}
+            for _ in range(n_settings)
+        ]
+
+    def record_test(self, epoch: int, errors: np.ndarray) -> None:
+        """Record every setting's test error after ``epoch`` epochs."""
+        for h, err in zip(self.per_setting, errors, strict=True):
+            h["eval_epoch"].append(epoch)
+            h["test_error"].append(float(err))
+
+    def record_epoch(
+        self,
+        epoch: int,
+        losses: np.ndarray,
+        errors: np.ndarray,
+        lrs: np.ndarray,
+        tau: float,
+        seconds: float,
+    ) -> None:
+        """Record the 1-based ``epoch``'s mean loss, batch error, learning rate and temperature."""
+        for s, h in enumerate(self.per_setting):
+            h["epoch"].append(epoch)
+            h["train_loss"].append(float(losses[s]))
+            h["train_error_batches"].append(float(errors[s]))
+            h["lr"].append(float(lrs[s]))
+            h["tau"].append(tau)
+            h["seconds"].append(seconds)
+
+
+class BatchedTrainer:
+    """State of one batched training run: model, data, hyperparameters, optimizers, randomness.
+
+    Built by :func:`train_batched` after validation; one method per stage of an epoch.
+
+    Parameters
+    ----------
+    specs : sequence of TrainSetting
+        All of the same kind (fixed or learned).
+    x_train, y_train, x_test, y_test, n_states, n_classes, seeds, n_epochs, batch_size,
+    lr_structure, lr_decay, tau_start, tau_end, init, adam, device, dtype
+        As in :func:`train_batched`.
+    """
+
+    def __init__(
+        self,
+        specs: Sequence[TrainSetting],
+        x_train: np.ndarray,
+        y_train: np.ndarray,
+        x_test: np.ndarray,
+        y_test: np.ndarray,
+        n_states: np.ndarray,
+        n_classes: int,
+        *,
+        seeds: Sequence[int],
+        n_epochs: int,
+        batch_size: int,
+        lr_structure: float,
+        lr_decay: float,
+        tau_start: float,
+        tau_end: float,
+        init: str,
+        adam: str,
+        device: str | torch.device,
+        dtype: torch.dtype,
+    ) -> None:
+        self.specs = list(specs)
+        self.seeds = [int(s) for s in seeds]
+        self.learned = self.specs[0].learned
+        self.n_epochs, self.batch_size = int(n_epochs), int(batch_size)
+        self.dtype = dtype
+        dev = self.device = torch.device(device)
+        self.n_settings = len(self.specs)
+        # one CPU generator per setting: initialization, then per epoch permutation and noise
+        self.generators = [torch.Generator().manual_seed(seed) for seed in self.seeds]
+        self.model = BNClassifier(
+            n_states,
+            n_classes,
+            [s.candidates for s in self.specs],
+            learn_structure=self.learned,
+            device=dev,
+            dtype=dtype,
+            generators=self.generators,
+        )
+        self.x_train = torch.as_tensor(np.asarray(x_train), dtype=torch.int64, device=dev)
+        self.y_train = torch.as_tensor(np.asarray(y_train), dtype=torch.int64, device=dev)
+        self.x_test = torch.as_tensor(np.asarray(x_test), dtype=torch.int64, device=dev)
+        self.y_test = torch.as_tensor(np.asarray(y_test), dtype=torch.int64, device=dev)
+        if init == "ml":
+            self.model.fit_ml(self.x_train, self.y_train)
+        self.n_train = len(y_train)
+        self.n_batches = self.n_train // self.batch_size
+
+        self.lam = torch.tensor([s.lam for s in self.specs], dtype=dtype, device=dev)
+        self.gamma = torch.tensor([s.gamma for s in self.specs], dtype=dtype, device=dev)
+        self.eta = torch.tensor([s.eta for s in self.specs], dtype=dtype, device=dev)
+        self.lr_table = np.stack(
+            [learning_rate_schedule(s.lr, n_epochs, lr_decay) for s in self.specs]
+        )
+        self.taus = temperature_schedule(n_epochs, tau_start, tau_end)
+        self.widths = [s.width for s in self.specs]
+        self.opt_theta, self.opt_phi = self._optimizers(adam, lr_structure)
+
+    def _optimizers(self, adam: str, lr_structure: float):
+        model, S, dev = self.model, self.n_settings, self.device
+        setting_ids = torch.arange(S, device=dev)
+        same_lr = len({s.lr for s in self.specs}) == 1
+        if adam == "keras_fused" and not same_lr:
+            raise ValueError("adam='keras_fused' needs the same lr in every setting of the batch")
+        if adam == "keras_fused" or (adam == "auto" and same_lr):
+            opt_theta: KerasAdam | StackedAdam = KerasAdam([model.theta, model.class_logits])
+        else:
+            opt_theta = StackedAdam(
+                [(model.theta, model.row_setting, 1), (model.class_logits, setting_ids, 0)]
+            )
+        opt_phi = StackedAdam([(model.phi, setting_ids, 0)]) if self.learned else None
+        if opt_phi is not None:
+            opt_phi.set_lr(torch.full((S,), lr_structure, dtype=torch.float64, device=dev))
+        return opt_theta, opt_phi
+
+    def set_epoch_lr(self, epoch: int) -> None:
+        """Learning rates of the tables for 0-based ``epoch``."""
+        if isinstance(self.opt_theta, KerasAdam):
+            self.opt_theta.set_lr(self.lr_table[0, epoch])
+        else:
+            self.opt_theta.set_lr(torch.as_tensor(self.lr_table[:, epoch], device=self.device))
+
+    def epoch_draws(self) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """This epoch's permutations ``(S, n_train)`` and uniform noise ``(n_batches, S, D, C)``.
+
+        Drawn per setting on the CPU in a fixed order (permutation first, then noise), so a
+        setting draws the same numbers alone and in a batch.
+        """
+        gens, dtype = self.generators, self.dtype
+        perms = torch.stack([torch.randperm(self.n_train, generator=g) for g in gens])
+        perms = perms.to(self.device)
+        if not self.learned:
+            return perms, None
+        D, C = self.model.n_features, self.model.n_candidates
+        noise = torch.full((self.n_batches, self.n_settings, D, C), 0.5, dtype=dtype)
+        for s, g in enumerate(gens):  # padding keeps 0.5: phi is -inf there
+            w = self.widths[s]
+            noise[:, s, :, :w] = torch.rand((self.n_batches, D, w), generator=g, dtype=dtype)
+        return perms, noise.to(self.device)
+
+    def step(
+        self, xb: torch.Tensor, yb: torch.Tensor, noise: torch.Tensor | None, tau: float
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """One optimization step on the mini-batches ``xb`` (S, n, D), ``yb`` (S, n).
+
+        Returns
+        -------
+        loss : torch.Tensor, shape (S,)
+        log_joint : torch.Tensor, shape (S, n, n_classes)
+        """
+        model = self.model
+        if noise is None:
+            log_joint = model.log_joint_states(xb)
+        else:
+            one_hot = straight_through_gumbel_softmax(model.phi, noise, tau)
+            log_joint = model.log_joint_straight_through(xb, one_hot)
+        loss = hybrid_loss(log_joint, yb, self.lam, self.gamma, self.eta)
+        loss.sum().backward()  # settings share no parameters: one backward for all
+        self.opt_theta.step()
+        # learned structures: the tables' gradient is added in place at the chosen rows
+        # (BNClassifier.log_joint_straight_through), so keep and zero its buffer
+        self.opt_theta.zero_grad(set_to_none=not self.learned)
+        if self.opt_phi is not None:
+            self.opt_phi.step()
+            self.opt_phi.zero_grad()
+        return loss, log_joint
+
+    def train_epoch(self, epoch: int) -> tuple[np.ndarray, np.ndarray]:
+        """Train 0-based ``epoch``; mean loss and error on its mini-batches per setting."""
+        S, dev, bs = self.n_settings, self.device, self.batch_size
+        tau = float(self.taus[epoch])
+        self.set_epoch_lr(epoch)
+        perms, noise = self.epoch_draws()
+        loss_sum = torch.zeros(S, dtype=torch.float64, device=dev)
+        wrong = torch.zeros(S, dtype=torch.int64, device=dev)
+        for b in range(self.n_batches):
+            idx = perms[:, b * bs : (b + 1) * bs]
+            xb, yb = self.x_train[idx], self.y_train[idx]
+            loss, log_joint = self.step(xb, yb, None if noise is None else noise[b], tau)
+            with torch.no_grad():
+                loss_sum += loss.detach().to(torch.float64)
+                wrong += (log_joint.argmax(dim=-1) != yb).sum(dim=1)
+        losses = (loss_sum / self.n_batches).cpu().numpy()  # synchronizes with the device
+        return losses, wrong.cpu().numpy() / (self.n_batches * bs)
+
+    def test_errors(self, batch: int) -> np.ndarray:
+        """Test error of every setting's most probable structure."""
+        return error_rates(self.model, self.x_test, self.y_test, batch)
+
+    def train_errors(self, batch: int) -> np.ndarray:
+        """Error on the full training set of every setting's most probable structure."""
+        return error_rates(self.model, self.x_train, self.y_train, batch)
+
+    def results(
+        self, history: TrainingHistory, test_err: np.ndarray, train_err: np.ndarray, seconds: float
+    ) -> list[TrainResult]:
+        """One :class:`TrainResult` per setting, in order."""
+        parents = self.model.parents()
+        phi = self.model.phi.detach().cpu().numpy()
+        return [
+            TrainResult(
+                test_error=float(test_err[s]),
+                train_error=float(train_err[s]),
+                parents=parents[s].copy(),
+                candidates=spec.candidates.copy(),
+                structure_logits=phi[s, :, : spec.width].copy() if self.learned else None,
+                history=history.per_setting[s],
+                seconds=seconds,
+                n_epochs=self.n_epochs,
+                seed=self.seeds[s],
+            )
+            for s, spec in enumerate(self.specs)
+        ]
 
 
 def train_batched(
@@ -407,166 +699,47 @@ def train_batched(
     """
     t0 = time.perf_counter()
     n_states = np.asarray(n_states)
-    if len(settings) == 0:
-        raise ValueError("settings is empty")
-    if len(seeds) != len(settings):
-        raise ValueError(f"need one seed per setting: {len(settings)} settings, {len(seeds)} seeds")
-    if int(n_epochs) != n_epochs or n_epochs < 1:
-        raise ValueError(f"n_epochs must be an integer >= 1, got {n_epochs!r}")
-    if init not in ("uniform", "ml"):
-        raise ValueError(f"init must be 'uniform' or 'ml', got {init!r}")
-    if adam not in ("auto", "stacked", "keras_fused"):
-        raise ValueError(f"adam must be 'auto', 'stacked' or 'keras_fused', got {adam!r}")
+    _check_run(settings, seeds, n_epochs, init, adam)
     _check_data(x_train, y_train, x_test, y_test, n_states, n_classes)
     n_train = len(y_train)
     if int(batch_size) != batch_size or not 1 <= batch_size <= n_train:
         raise ValueError(f"batch_size must be in 1..{n_train} (training rows), got {batch_size!r}")
-    specs = [_check_setting(s, i, n_states.size) for i, s in enumerate(settings)]
-    kinds = {s["learned"] for s in specs}
-    if len(kinds) != 1:
+    specs = [TrainSetting.from_mapping(s, i, n_states.size) for i, s in enumerate(settings)]
+    if len({s.learned for s in specs}) != 1:
         raise ValueError("settings mix fixed 'parents' and learned 'candidates'; batch them apart")
-    learned = kinds.pop()
-
-    dev = torch.device(device)
-    S = len(specs)
-    gens = [torch.Generator().manual_seed(int(seed)) for seed in seeds]
-    model = BNClassifier(
-        n_states,
-        n_classes,
-        [s["candidates"] for s in specs],
-        learn_structure=learned,
-        device=dev,
-        dtype=dtype,
-        generators=gens,
-    )
-    xtr = torch.as_tensor(np.asarray(x_train), dtype=torch.int64, device=dev)
-    ytr = torch.as_tensor(np.asarray(y_train), dtype=torch.int64, device=dev)
-    xte = torch.as_tensor(np.asarray(x_test), dtype=torch.int64, device=dev)
-    yte = torch.as_tensor(np.asarray(y_test), dtype=torch.int64, device=dev)
-    if init == "ml":
-        model.fit_ml(xtr, ytr)
-
-    lam = torch.tensor([s["lam"] for s in specs], dtype=dtype, device=dev)
-    gamma = torch.tensor([s["gamma"] for s in specs], dtype=dtype, device=dev)
-    eta = torch.tensor([s["eta"] for s in specs], dtype=dtype, device=dev)
-    lr_table = np.stack([learning_rate_schedule(s["lr"], n_epochs, lr_decay) for s in specs])
-    taus = temperature_schedule(n_epochs, tau_start, tau_end)
-
-    setting_ids = torch.arange(S, device=dev)
-    same_lr = len({s["lr"] for s in specs}) == 1
-    if adam == "keras_fused" and not same_lr:
-        raise ValueError("adam='keras_fused' needs the same lr in every setting of the batch")
-    if adam == "keras_fused" or (adam == "auto" and same_lr):
-        opt_theta = KerasAdam([model.theta, model.class_logits])
-    else:
-        opt_theta = StackedAdam(
-            [(model.theta, model.row_setting, 1), (model.class_logits, setting_ids, 0)]
-        )
-    opt_phi = StackedAdam([(model.phi, setting_ids, 0)]) if learned else None
-    if opt_phi is not None:
-        opt_phi.set_lr(torch.full((S,), lr_structure, dtype=torch.float64, device=dev))
-
-    n_batches = n_train // batch_size
-    D, C = model.n_features, model.n_candidates
-    widths = [s["candidates"].shape[1] for s in specs]
-    history = [
-        {k: [] for k in ("epoch", "train_loss", "train_error_batches", "lr", "tau", "seconds")}
-        | {"eval_epoch": [], "test_error": []}
-        for _ in range(S)
-    ]
-
-    def record_test(epoch: int) -> None:
-        errs = _errors(model, xte, yte, test_batch_size)
-        for s in range(S):
-            history[s]["eval_epoch"].append(epoch)
-            history[s]["test_error"].append(float(errs[s]))
-
+    trainer = BatchedTrainer(
+        specs, x_train, y_train, x_test, y_test, n_states, n_classes,
+        seeds=seeds, n_epochs=n_epochs, batch_size=batch_size, lr_structure=lr_structure,
+        lr_decay=lr_decay, tau_start=tau_start, tau_end=tau_end, init=init, adam=adam,
+        device=device, dtype=dtype,
+    )  # fmt: skip
+    S = trainer.n_settings
+    history = TrainingHistory(S)
     if eval_every > 0:
-        record_test(0)
+        history.record_test(0, trainer.test_errors(test_batch_size))
     for epoch in range(n_epochs):
         t_epoch = time.perf_counter()
-        tau = float(taus[epoch])
-        if isinstance(opt_theta, KerasAdam):
-            opt_theta.set_lr(lr_table[0, epoch])
-        else:
-            opt_theta.set_lr(torch.as_tensor(lr_table[:, epoch], device=dev))
-        # per-setting randomness of this epoch, drawn on the CPU in a fixed order
-        perms = torch.stack([torch.randperm(n_train, generator=g) for g in gens]).to(dev)
-        noise = None
-        if learned:
-            noise = torch.full((n_batches, S, D, C), 0.5, dtype=dtype)  # padding: phi is -inf
-            for s, g in enumerate(gens):
-                noise[:, s, :, : widths[s]] = torch.rand(
-                    (n_batches, D, widths[s]), generator=g, dtype=dtype
-                )
-            noise = noise.to(dev)
-        loss_sum = torch.zeros(S, dtype=torch.float64, device=dev)
-        wrong = torch.zeros(S, dtype=torch.int64, device=dev)
-        for b in range(n_batches):
-            idx = perms[:, b * batch_size : (b + 1) * batch_size]
-            xb, yb = xtr[idx], ytr[idx]
-            if noise is None:
-                log_joint = model._log_joint(xb)
-            else:
-                one_hot = straight_through_gumbel_softmax(model.phi, noise[b], tau)
-                log_joint = model._log_joint_straight_through(xb, one_hot)
-            loss = hybrid_loss(log_joint, yb, lam, gamma, eta)
-            loss.sum().backward()  # settings share no parameters: one backward for all
-            opt_theta.step()
-            opt_theta.zero_grad()
-            if opt_phi is not None:
-                opt_phi.step()
-                opt_phi.zero_grad()
-            with torch.no_grad():
-                loss_sum += loss.detach().to(torch.float64)
-                wrong += (log_joint.argmax(dim=-1) != yb).sum(dim=1)
-        losses = (loss_sum / n_batches).cpu().numpy()  # synchronizes with the device
-        errs = wrong.cpu().numpy() / (n_batches * batch_size)
+        losses, errs = trainer.train_epoch(epoch)
         t_epoch = time.perf_counter() - t_epoch
-        for s in range(S):
-            h = history[s]
-            h["epoch"].append(epoch + 1)
-            h["train_loss"].append(float(losses[s]))
-            h["train_error_batches"].append(float(errs[s]))
-            h["lr"].append(float(lr_table[s, epoch]))
-            h["tau"].append(tau)
-            h["seconds"].append(t_epoch)
+        tau = float(trainer.taus[epoch])
+        history.record_epoch(epoch + 1, losses, errs, trainer.lr_table[:, epoch], tau, t_epoch)
         if eval_every > 0 and (epoch + 1) % eval_every == 0 and epoch + 1 < n_epochs:
-            record_test(epoch + 1)
+            history.record_test(epoch + 1, trainer.test_errors(test_batch_size))
         logger.debug("epoch %d/%d: mean train loss %s", epoch + 1, n_epochs, losses)
 
-    test_err = _errors(model, xte, yte, test_batch_size)
-    train_err = _errors(model, xtr, ytr, test_batch_size)
-    for s in range(S):
-        history[s]["eval_epoch"].append(n_epochs)
-        history[s]["test_error"].append(float(test_err[s]))
-    parents = model.parents()
-    phi = model.phi.detach().cpu().numpy()
+    test_err = trainer.test_errors(test_batch_size)
+    train_err = trainer.train_errors(test_batch_size)
+    history.record_test(n_epochs, test_err)
     seconds = (time.perf_counter() - t0) / S
-    results = []
-    for s, spec in enumerate(specs):
-        results.append(
-            TrainResult(
-                test_error=float(test_err[s]),
-                train_error=float(train_err[s]),
-                parents=parents[s].copy(),
-                candidates=spec["candidates"].copy(),
-                structure_logits=phi[s, :, : widths[s]].copy() if learned else None,
-                history=history[s],
-                seconds=seconds,
-                n_epochs=int(n_epochs),
-                seed=int(seeds[s]),
-            )
-        )
     logger.info(
         "trained %d %s setting(s) for %d epochs in %.1f s: test error %s",
         S,
-        "learned-structure" if learned else "fixed-structure",
+        "learned-structure" if trainer.learned else "fixed-structure",
         n_epochs,
         seconds * S,
         np.round(test_err, 4).tolist(),
     )
-    return results
+    return trainer.results(history, test_err, train_err, seconds)
 
 
 def train_classifier(
@@ -688,8 +861,8 @@ def train_ml(
     yte = torch.as_tensor(np.asarray(y_test), dtype=torch.int64, device=dev)
     xtr = torch.as_tensor(np.asarray(x_train), dtype=torch.int64, device=dev)
     ytr = torch.as_tensor(np.asarray(y_train), dtype=torch.int64, device=dev)
-    test_err = float(_errors(model, xte, yte, 1000)[0])
-    train_err = float(_errors(model, xtr, ytr, 1000)[0])
+    test_err = float(error_rates(model, xte, yte, 1000)[0])
+    train_err = float(error_rates(model, xtr, ytr, 1000)[0])
     logger.info("ML classifier: test error %.4f, train error %.4f", test_err, train_err)
     return TrainResult(
         test_error=test_err,

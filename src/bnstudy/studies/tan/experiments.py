@@ -324,8 +324,9 @@ def run_tan_experiments(
 
     Specs are grouped by structure kind (fixed or learned), number of candidates, ``init`` and
     ``lr`` (so a chunk can use the fused Adam); each group is trained in chunks of at most
-    ``max_batch`` settings and ``max_elements`` table entries. Every result equals :func:`run_tan_experiment` of that spec with the same seed (up to
-    floating-point summation order); ``seconds`` is the chunk's wall time divided by its size.
+    ``max_batch`` settings and ``max_elements`` table entries. Every result equals
+    :func:`run_tan_experiment` of that spec with the same seed (up to floating-point summation
+    order); ``seconds`` is the chunk's wall time divided by its size.
 
     Parameters
     ----------
@@ -338,10 +339,10 @@ def run_tan_experiments(
         Largest number of settings trained at once.
     max_elements : int, optional
         Largest total number of table entries (``theta``) of one chunk; Adam keeps three more
-        tensors of that size. Default 2 M on the CPU, where batching pays only while the tables
-        stay in cache (measured: S = 8 mnist-sized TAN Subset models train no faster together
-        than one after another; letter-sized ones about 1.1x faster), and 400 M on a GPU,
-        where batching amortizes kernel launches.
+        tensors of that size. Default 2 M on the CPU (about 9 letter- or 8 satimage-sized TAN
+        Subset settings, which train about 2x as many setting-epochs per CPU second together as
+        one after another: ``benchmarks/bench_tan_training.py``), and 400 M on a GPU, where
+        batching amortizes kernel launches.
 
     Returns
     -------
