@@ -39,7 +39,11 @@ def test_write_table_writes_both_files(tmp_path):
     write_table(frame, csv, md, title="t", digits=1)
     pd.testing.assert_frame_equal(pd.read_csv(csv), frame)
     assert "| 1.5 |" in md.read_text() and "| 2.2 |" in md.read_text()
-    assert sorted(p.name for p in csv.parent.iterdir()) == ["t.csv", "t.md"]  # no leftovers
+    assert sorted(p.name for p in csv.parent.iterdir()) == [
+        "t.csv",
+        "t.csv.provenance.json",
+        "t.md",
+    ]  # no leftovers
 
 
 def test_write_table_leaves_no_partial_file_when_rendering_fails(tmp_path, monkeypatch):
@@ -54,7 +58,7 @@ def test_write_table_leaves_no_partial_file_when_rendering_fails(tmp_path, monke
     with pytest.raises(RuntimeError, match="render failed"):
         write_table(pd.DataFrame({"a": [1]}), csv, md)
     assert md.read_text() == "old"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv", "t.md"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv", "t.csv.provenance.json", "t.md"]
 
 
 def test_compare_with_published_takes_the_first_source_per_quantity():

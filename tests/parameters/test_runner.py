@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bnstudy.data.integrity import save_verified_npz
 from bnstudy.networks import forward_sample
 from bnstudy.networks.hugin import write_net
 from bnstudy.studies.em.mini_adapt import hidden_nodes, shared_node_set
@@ -64,7 +65,7 @@ def test_job_writes_trials_and_traces(small_bn, tmp_path):
     network = tmp_path / "small.net"
     write_net(small_bn, network)
     samples = tmp_path / "samples.npz"
-    np.savez(samples, samples=forward_sample(small_bn, 60, rng=np.random.default_rng(2)))
+    save_verified_npz(samples, samples=forward_sample(small_bn, 60, rng=np.random.default_rng(2)))
     design = {"kind": "endpoints", "network": "small", "hidden_group": 1, "hidden_count": 2}
     returned = run_em_job(
         network,

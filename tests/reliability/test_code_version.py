@@ -121,7 +121,7 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "workflow" / "scripts"
         ("train_tan.py", "classifiers", ("structure", "mrf", "parameters")),
         ("run_lsbn.py", "structure", ("classifiers", "mrf", "parameters")),
         ("fit_mrf.py", "mrf", ("classifiers", "structure", "parameters")),
-        ("run_em_sharing.py", "parameters", ("classifiers", "structure", "mrf")),
+        ("run_em_trials.py", "parameters", ("classifiers", "structure", "mrf")),
     ],
 )
 def test_each_paper_reaches_only_its_own_library(script, reaches, avoids):

@@ -265,18 +265,9 @@ def mrf_senate_inputs(wildcards):
     return inputs
 
 
-# Replicates per job: a tree block of 50 is ~10 minutes per estimator at the paper's scale.
-MRF_REPLICATES_PER_JOB = {"tree": 50, "small_grid": 5, "large_grid": 5}
-
-
 def mrf_block_size(simulation):
-    cfg = config["mrf"][simulation]
-    size = int(cfg.get("replicates_per_job", MRF_REPLICATES_PER_JOB[simulation]))
-    if size < 1:
-        raise ValueError(
-            f"config mrf.{simulation}.replicates_per_job must be >= 1, got {size}"
-        )
-    return size
+    """Replicates one MRF job fits (config mrf.<simulation>.replicates_per_job)."""
+    return int(config["mrf"][simulation]["replicates_per_job"])
 
 
 def mrf_block_reps(simulation, block):
