@@ -28,6 +28,7 @@ def grid_data():
     return g, theta, X
 
 
+@pytest.mark.slow
 def test_pcd_recovers_known_parameters(grid_data):
     """3x3 grid, n = 5000: PCD within 0.01 of the exact MLE and within 0.03 of the truth.
 
@@ -43,6 +44,7 @@ def test_pcd_recovers_known_parameters(grid_data):
     assert est.gradient_norm_trace_[-50:].mean() < est.gradient_norm_trace_[:5].mean()
 
 
+@pytest.mark.slow
 def test_tied_pcd_matches_tied_exact_mle(grid_data):
     g, _, X = grid_data
     groups = np.arange(g.n_edges) % 3

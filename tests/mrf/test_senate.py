@@ -19,6 +19,7 @@ def session1_graph(senate):
     return neighbourhood_selection_graph(senate.votes[1], target_edges=279)
 
 
+@pytest.mark.slow
 def test_session1_graph_has_about_279_edges(senate, session1_graph):
     g = session1_graph
     assert senate.votes[1].shape == (292, 99)

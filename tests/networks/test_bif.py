@@ -21,6 +21,7 @@ def _pgmpy_model(path):
         return BIFReader(string=fh.read()).get_model()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["alarm", "insurance"])
 def test_agrees_with_pgmpy(mirror, name):
     path = mirror / "bif" / f"{name}.bif.gz"

@@ -47,6 +47,7 @@ PGMPY_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_score_at_least_pgmpy(mirror, alarm_data, cards, tmp_path):
     cols = list(range(17, 37))
     path = tmp_path / "alarm.npy"
@@ -103,6 +104,7 @@ def test_result_is_a_local_maximum_dag(alarm, alarm_data, cards, learned):
     assert tp / (true.sum() / 2) > 0.9
 
 
+@pytest.mark.slow
 def test_defaults_beat_plain_greedy(alarm_data, cards, learned):
     s = BDeuScore(alarm_data, cards)
     greedy = hill_climb(alarm_data, cards=cards, patience=0, restarts=1, scorer=s)

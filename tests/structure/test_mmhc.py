@@ -13,6 +13,7 @@ from bnstudy.structure.hill_climb import is_dag
 from bnstudy.structure.mmhc import mmhc, mmpc, mmpc_skeleton
 
 
+@pytest.mark.slow
 def test_alarm_fast_and_accurate(alarm):
     """Measured: about 0.5 s, skeleton F1 0.978 (44 hits, 0 additional, 2 missing)."""
     x = forward_sample(alarm, 20000, rng=np.random.default_rng(0))

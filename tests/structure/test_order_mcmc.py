@@ -69,6 +69,7 @@ def test_exact_order_average_equals_dag_enumeration(small_data, table):
     assert 0.2 < exact[0, 1] < 0.8  # not a degenerate check
 
 
+@pytest.mark.slow
 def test_mcmc_converges_to_exact(table):
     exact = exact_order_edge_posteriors(table)
     res = order_mcmc(table=table, rng=np.random.default_rng(1), n_steps=20000, burn_in=1000, thin=5)
@@ -79,6 +80,7 @@ def test_mcmc_converges_to_exact(table):
     assert res.log_score_trace[last_kept] == pytest.approx(order_log_score(table, res.orders[-1]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("proposal", ["adjacent", "random"])
 def test_each_proposal_converges(table, proposal):
     exact = exact_order_edge_posteriors(table)

@@ -63,6 +63,7 @@ def _edges(adj):
     return {(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(adj | adj.T, 1)), strict=True)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("ours", "theirs"), [("orig", "stable"), ("stable", "parallel")])
 def test_skeleton_equals_pgmpy(vent, ours, theirs):
     x, cols, frame = vent
