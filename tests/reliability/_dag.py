@@ -20,7 +20,7 @@ SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 #: A small part of the smoke DAG that touches two papers.
 TARGETS = (
     "reports/em/tables/table3_sharing_correlations.csv",
-    "results/mrf/tree/mle/n=100/rep=0/metrics.csv",
+    "results/mrf/tree/mle/block=0/metrics.csv",
 )
 # `--configfile` takes several files: the "=" form keeps the targets after it targets, not files.
 SMOKE = ("--configfile=config/smoke.yaml",)
