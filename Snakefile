@@ -53,3 +53,6 @@ rule all:
         rules.lsbn.input,
         rules.provenance.input,
         rules.make_scorecard.output,
+
+
+include: "workflow/rules/archive.smk"
