@@ -5,7 +5,7 @@ See :mod:`bnstudy.studies.archive` for the layout, the size caps and what the ma
 
 import logging
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bnstudy.logs import configure_logging
@@ -42,7 +42,7 @@ def main(dest, *, name, config_file, reports, benchmarks, repo):
         times=benchmark_times(benchmarks),
         files=files,
         skipped=skipped,
-        date=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        date=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     )
     write_archive(dest, files, manifest)
     logger.info(

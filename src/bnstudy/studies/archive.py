@@ -111,7 +111,7 @@ def archive_layout(
     if not any(k.endswith(".csv") for k in files):
         raise ValueError(f"archive: no CSV table under {root}; run the workflow first")
     total = 0
-    for rel, src in files.items():
+    for src in files.values():
         size = src.stat().st_size
         if size > file_cap:
             raise ValueError(
