@@ -5,6 +5,10 @@
 ARCHIVE_NAME = Path(config_source()).stem
 
 
+localrules:
+    archive,
+
+
 rule archive:
     input:
         rules.all.input,

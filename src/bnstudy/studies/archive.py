@@ -287,6 +287,9 @@ def render_markdown(manifest: Mapping) -> str:
         "",
         "## Time per rule (sums over the run's benchmark files)",
         "",
+        "Every file under `logs/benchmarks/` counts: a checkout that also ran another config",
+        "adds the jobs of that config that this one does not have.",
+        "",
         "| rule | jobs | wall s | CPU s |",
         "|:--|--:|--:|--:|",
     ]
