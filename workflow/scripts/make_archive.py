@@ -29,11 +29,17 @@ def _read(path):
         return ""
 
 
+def _relative(path, repo):
+    """The config file relative to the repository when inside it (the same in every checkout)."""
+    path, repo = Path(path).resolve(), Path(repo).resolve()
+    return path.relative_to(repo).as_posix() if path.is_relative_to(repo) else str(path)
+
+
 def main(dest, *, name, config_file, reports, benchmarks, repo):
     files, skipped = archive_layout(reports)
     manifest = build_manifest(
         name=name,
-        config_file=config_file,
+        config_file=_relative(config_file, repo),
         config_sha256=file_sha256(config_file),
         git=git_state(repo),
         machine=machine_info(
