@@ -317,7 +317,9 @@ def write_archive(dest: str | os.PathLike, files: Mapping[str, Path], manifest: 
         for rel, src in files.items():
             target = tmp / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, target)
+            # copy2 keeps the report's modification time: a scorecard that reads archived
+            # claims sees them no newer than the run that made them, so it is not rerun
+            shutil.copy2(src, target)
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
         (tmp / "MANIFEST.md").write_text(render_markdown(manifest))
         os.chmod(tmp, 0o755)
