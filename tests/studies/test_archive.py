@@ -1,6 +1,7 @@
 """The archive's manifest logic: which files go where, time per rule, machine, determinism."""
 
 import json
+import os
 import subprocess
 
 import pandas as pd
@@ -199,3 +200,11 @@ def test_failed_write_keeps_previous_archive(reports, tmp_path):
         write_archive(dest, broken, m)
     assert (dest / "manifest.json").read_text() == before
     assert sorted(p.name for p in dest.parent.iterdir()) == ["x"]
+
+
+def test_copies_keep_the_reports_modification_times(reports, tmp_path):
+    src = reports / "tan/tables/claims.csv"
+    os.utime(src, (1_000_000_000, 1_000_000_000))
+    files, m = _manifest(reports, tmp_path, "d", {})
+    write_archive(tmp_path / "a", files, m)
+    assert (tmp_path / "a/claims/tan.csv").stat().st_mtime == 1_000_000_000
