@@ -1,17 +1,14 @@
 # The archive of a finished run: `snakemake archive --configfile config/<name>.yaml` copies the
 # run's reports into archive/<name>/ with a manifest (commit, config hash, machine, time per
-# rule); see src/bnstudy/studies/archive.py. Included after `rule all`, whose targets it needs.
+# rule); see src/bnstudy/studies/archive.py. Its input is every target of `rule all` (read when the
+# DAG is built). It runs where Snakemake runs, also on a cluster (workflow/rules/cluster.smk).
 
 ARCHIVE_NAME = Path(config_source()).stem
 
 
-localrules:
-    archive,
-
-
 rule archive:
     input:
-        rules.all.input,
+        lambda wildcards: rules.all.input,
     output:
         manifest=f"archive/{ARCHIVE_NAME}/manifest.json",
     log:

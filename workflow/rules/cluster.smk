@@ -8,6 +8,7 @@ SMALL_RULES = {
     "build_mini_adapt",
     "summarize_networks",
     "compare_mi_graphs",
+    "archive",
 }
 SMALL_RULE_PREFIXES = ("make_table_", "plot_")
 CLUSTER_LOCAL_RULES = sorted(
