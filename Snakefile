@@ -40,6 +40,7 @@ include: "workflow/rules/mrf.smk"
 include: "workflow/rules/lsbn.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/provenance.smk"
+include: "workflow/rules/archive.smk"
 include: "workflow/rules/cluster.smk"
 
 

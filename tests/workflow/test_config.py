@@ -11,7 +11,7 @@ from snakemake.utils import validate
 
 from bnstudy.workflow_config import ConfigError, check_config, config_problems
 
-CONFIGS = ["config.yaml", "paper.yaml", "smoke.yaml"]
+CONFIGS = ["config.yaml", "paper.yaml", "paper_cpu.yaml", "smoke.yaml"]
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ SMALL_RULES = {
     "compare_mi_graphs",
     "make_scorecard",
     "effective_config",
+    "archive",
 }
 SMALL_RULE_PREFIXES = ("make_table_", "plot_")
 CLUSTER_LOCAL_RULES = sorted(

@@ -1,0 +1,336 @@
+"""The archive of a run: its reports copied beside a manifest that says how they were made.
+
+``snakemake archive --configfile config/<name>.yaml`` copies the run's reports (tables, figures,
+claims, the scorecard, ``report.html`` when small) into ``archive/<name>/`` and writes
+``manifest.json`` and ``MANIFEST.md`` there. Nothing in the archive is edited by hand: rerunning
+the target rewrites it from the run's files, and only the date and the machine differ between
+two archives of the same run (every list is sorted).
+
+Layout of ``archive/<name>/``::
+
+    manifest.json, MANIFEST.md
+    claims/<paper>.csv, claims/<paper>.md      (reports/<paper>/tables/claims.*)
+    scorecard.csv, scorecard.md                 (reports/scorecard.*)
+    <paper>/tables/*.{csv,md}, <paper>/figures/*.png
+    report.html                                 (only when at most ``html_cap`` bytes)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = [
+    "ARCHIVED_SUFFIXES",
+    "archive_layout",
+    "benchmark_times",
+    "build_manifest",
+    "file_sha256",
+    "git_state",
+    "machine_info",
+    "render_markdown",
+    "write_archive",
+]
+
+#: File types copied from ``reports/`` (PDFs, HTML other than report.html and the rest are not).
+ARCHIVED_SUFFIXES = (".csv", ".md", ".png")
+#: Largest single file copied (bytes); a larger table or figure is an error.
+FILE_CAP = 2_000_000
+#: Largest archive (bytes, all copied files together).
+TOTAL_CAP = 10_000_000
+#: report.html is copied only when at most this large, else listed under ``skipped``.
+HTML_CAP = 2_000_000
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """Hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def archive_layout(
+    reports: str | os.PathLike,
+    *,
+    file_cap: int = FILE_CAP,
+    total_cap: int = TOTAL_CAP,
+    html_cap: int = HTML_CAP,
+) -> tuple[dict[str, Path], dict[str, str]]:
+    """Which files of a reports folder go where in the archive.
+
+    Parameters
+    ----------
+    reports : path
+        The run's ``reports/`` folder.
+    file_cap, total_cap, html_cap : int
+        Size limits in bytes: one file, all files, and ``report.html`` (skipped when larger).
+
+    Returns
+    -------
+    files : dict
+        Archive path (posix, relative) -> source file, sorted by archive path.
+    skipped : dict
+        Report path -> why it was left out (``report.html`` over its cap).
+
+    Raises
+    ------
+    ValueError
+        When ``reports`` is not a folder, holds no table, or a file or the whole exceeds its cap
+        (the message names the file and the sizes).
+    """
+    root = Path(reports)
+    if not root.is_dir():
+        raise ValueError(f"archive: reports folder {root} does not exist; run the workflow first")
+    files: dict[str, Path] = {}
+    skipped: dict[str, str] = {}
+    for src in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = src.relative_to(root).as_posix()
+        parts = rel.split("/")
+        if rel == "report.html":
+            size = src.stat().st_size
+            if size > html_cap:
+                skipped[rel] = f"{size} bytes > {html_cap} (html cap)"
+                continue
+            files[rel] = src
+        elif src.suffix not in ARCHIVED_SUFFIXES:
+            continue
+        elif len(parts) == 3 and parts[1] == "tables" and src.stem == "claims":
+            files[f"claims/{parts[0]}{src.suffix}"] = src
+        else:
+            files[rel] = src
+    if not any(k.endswith(".csv") for k in files):
+        raise ValueError(f"archive: no CSV table under {root}; run the workflow first")
+    total = 0
+    for src in files.values():
+        size = src.stat().st_size
+        if size > file_cap:
+            raise ValueError(
+                f"archive: {src} is {size} bytes, over the cap of {file_cap} bytes per file"
+            )
+        total += size
+    if total > total_cap:
+        raise ValueError(
+            f"archive: {len(files)} files of {root} total {total} bytes, over the cap of "
+            f"{total_cap} bytes"
+        )
+    return dict(sorted(files.items())), skipped
+
+
+def benchmark_times(bench_dir: str | os.PathLike) -> pd.DataFrame:
+    """Wall and CPU seconds per rule, summed over a run's ``benchmark:`` files.
+
+    The rule of a file is the first path component under ``bench_dir`` (the stem for files at
+    its top level: ``logs/benchmarks/make_table_tan.tsv``). A file's time is the mean over its
+    rows (Snakemake writes one row per repeat); CPU time is the ``cpu_time`` column, or the wall
+    time ``s`` where it is missing (the ``cpu_measured`` column counts the files that had it).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``rule, jobs, wall_s, cpu_s, cpu_measured``, sorted by rule; empty when the
+        folder does not exist.
+
+    Raises
+    ------
+    ValueError
+        When a benchmark file has no ``s`` column.
+    """
+    root = Path(bench_dir)
+    rows = []
+    for path in sorted(root.rglob("*.tsv")) if root.is_dir() else []:
+        rel = path.relative_to(root)
+        rule = rel.parts[0] if len(rel.parts) > 1 else path.stem
+        table = pd.read_csv(path, sep="\t")
+        if "s" not in table.columns:
+            raise ValueError(f"archive: benchmark file {path} has no 's' column")
+        wall = float(table["s"].mean())
+        cpu = pd.to_numeric(table.get("cpu_time"), errors="coerce") if "cpu_time" in table else None
+        has_cpu = cpu is not None and cpu.notna().all()
+        rows.append(
+            {
+                "rule": rule,
+                "jobs": 1,
+                "wall_s": wall,
+                "cpu_s": float(cpu.mean()) if has_cpu else wall,
+                "cpu_measured": int(has_cpu),
+            }
+        )
+    columns = ["rule", "jobs", "wall_s", "cpu_s", "cpu_measured"]
+    if not rows:
+        return pd.DataFrame(columns=columns)
+    frame = pd.DataFrame(rows).groupby("rule", sort=True, as_index=False).sum()
+    return frame[columns].round({"wall_s": 2, "cpu_s": 2})
+
+
+def machine_info(cpuinfo: str, meminfo: str, cores: int) -> dict:
+    """The machine from ``/proc/cpuinfo`` and ``/proc/meminfo`` texts and the usable cores.
+
+    Returns
+    -------
+    dict
+        ``cores`` (usable by this process), ``logical_cpus`` (processors listed), ``cpu_model``
+        (the first ``model name``; "unknown" when absent) and ``memory_gib``.
+    """
+    models = [
+        line.split(":", 1)[1].strip()
+        for line in cpuinfo.splitlines()
+        if line.lower().startswith("model name")
+    ]
+    processors = sum(1 for line in cpuinfo.splitlines() if line.startswith("processor"))
+    mem_kib = next(
+        (int(line.split()[1]) for line in meminfo.splitlines() if line.startswith("MemTotal:")),
+        None,
+    )
+    return {
+        "cores": int(cores),
+        "logical_cpus": processors,
+        "cpu_model": models[0] if models else "unknown",
+        "memory_gib": round(mem_kib / 2**20, 1) if mem_kib is not None else None,
+    }
+
+
+def git_state(repo: str | os.PathLike) -> dict:
+    """The commit checked out in ``repo`` and whether tracked files differ from it.
+
+    ``archive/`` is left out of the dirty check (the archive being written is not a change of
+    the code that made it). Outside a git checkout both fields are None.
+    """
+
+    def git(*args):
+        return subprocess.run(
+            ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "HEAD")
+        status = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!archive")
+    except (OSError, subprocess.CalledProcessError):
+        return {"commit": None, "dirty": None}
+    return {"commit": commit, "dirty": bool(status)}
+
+
+def build_manifest(
+    *,
+    name: str,
+    config_file: str,
+    config_sha256: str,
+    git: Mapping,
+    machine: Mapping,
+    times: pd.DataFrame,
+    files: Mapping[str, Path],
+    skipped: Mapping[str, str],
+    date: str,
+) -> dict:
+    """The manifest of an archive: how the archived files were made, in a fixed order.
+
+    Only ``date`` and ``machine`` depend on when and where the archive is written; everything
+    else follows from the run's files, the config and the commit.
+    """
+    per_rule = [
+        {
+            "rule": r.rule,
+            "jobs": int(r.jobs),
+            "wall_s": float(r.wall_s),
+            "cpu_s": float(r.cpu_s),
+            "cpu_measured": int(r.cpu_measured),
+        }
+        for r in times.sort_values("rule").itertuples()
+    ]
+    return {
+        "name": name,
+        "date": date,
+        "git": {"commit": git.get("commit"), "dirty": git.get("dirty")},
+        "config": {"file": config_file, "sha256": config_sha256},
+        "machine": dict(machine),
+        "time": {
+            "jobs": sum(r["jobs"] for r in per_rule),
+            "wall_s": round(sum(r["wall_s"] for r in per_rule), 2),
+            "cpu_s": round(sum(r["cpu_s"] for r in per_rule), 2),
+            "cpu_h": round(sum(r["cpu_s"] for r in per_rule) / 3600, 3),
+            "per_rule": per_rule,
+        },
+        "files": [
+            {"path": rel, "bytes": src.stat().st_size, "sha256": file_sha256(src)}
+            for rel, src in sorted(files.items())
+        ],
+        "skipped": [{"path": k, "reason": v} for k, v in sorted(skipped.items())],
+    }
+
+
+def render_markdown(manifest: Mapping) -> str:
+    """MANIFEST.md: the manifest for people (the JSON beside it is the same content)."""
+    g, c, m, t = manifest["git"], manifest["config"], manifest["machine"], manifest["time"]
+    dirty = {True: "yes (uncommitted changes)", False: "no", None: "unknown"}[g["dirty"]]
+    lines = [
+        f"# Archive `{manifest['name']}`",
+        "",
+        "Written by `snakemake archive`; nothing here is edited by hand. Rerunning the target",
+        "rewrites it: only the date and the machine can differ.",
+        "",
+        f"- date: {manifest['date']}",
+        f"- git commit: `{g['commit']}`, dirty: {dirty}",
+        f"- config: `{c['file']}` (sha256 `{c['sha256']}`)",
+        f"- machine: {m.get('cpu_model')}, {m.get('cores')} cores usable "
+        f"({m.get('logical_cpus')} logical CPUs), {m.get('memory_gib')} GiB memory",
+        f"- time: {t['jobs']} benchmarked jobs, {t['wall_s']:.0f} s wall summed over jobs, "
+        f"{t['cpu_s']:.0f} s CPU ({t['cpu_h']:.3f} CPU-hours)",
+        "",
+        "## Time per rule (sums over the run's benchmark files)",
+        "",
+        "Every file under `logs/benchmarks/` counts: a checkout that also ran another config",
+        "adds the jobs of that config that this one does not have.",
+        "",
+        "| rule | jobs | wall s | CPU s |",
+        "|:--|--:|--:|--:|",
+    ]
+    for r in t["per_rule"]:
+        cpu = f"{r['cpu_s']:.2f}" + ("" if r["cpu_measured"] == r["jobs"] else " (wall)")
+        lines.append(f"| {r['rule']} | {r['jobs']} | {r['wall_s']:.2f} | {cpu} |")
+    lines += ["", "## Files", "", "| file | bytes | sha256 |", "|:--|--:|:--|"]
+    lines += [f"| {f['path']} | {f['bytes']} | `{f['sha256'][:16]}` |" for f in manifest["files"]]
+    if manifest["skipped"]:
+        lines += ["", "## Left out", ""]
+        lines += [f"- {s['path']}: {s['reason']}" for s in manifest["skipped"]]
+    return "\n".join(lines) + "\n"
+
+
+def write_archive(dest: str | os.PathLike, files: Mapping[str, Path], manifest: Mapping) -> None:
+    """Write the archive folder whole: copy into a sibling temporary folder, then swap it in.
+
+    A failure leaves the previous archive (if any) untouched; files of an earlier archive that
+    are no longer produced do not survive.
+    """
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    try:
+        for rel, src in files.items():
+            target = tmp / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            # copy2 keeps the report's modification time: a scorecard that reads archived
+            # claims sees them no newer than the run that made them, so it is not rerun
+            shutil.copy2(src, target)
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        (tmp / "MANIFEST.md").write_text(render_markdown(manifest))
+        os.chmod(tmp, 0o755)
+        old = None
+        if dest.exists():
+            old = dest.with_name(f".{dest.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            dest.rename(old)
+        tmp.rename(dest)
+        if old is not None:
+            shutil.rmtree(old)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

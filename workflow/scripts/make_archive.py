@@ -1,0 +1,73 @@
+"""Copy a finished run's reports into archive/<config name>/ with manifest.json and MANIFEST.md.
+
+See :mod:`bnstudy.studies.archive` for the layout, the size caps and what the manifest holds.
+"""
+
+import logging
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bnstudy.logs import configure_logging
+from bnstudy.studies.archive import (
+    archive_layout,
+    benchmark_times,
+    build_manifest,
+    file_sha256,
+    git_state,
+    machine_info,
+    write_archive,
+)
+
+logger = logging.getLogger(__name__)
+
+
+def _read(path):
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return ""
+
+
+def _relative(path, repo):
+    """The config file relative to the repository when inside it (the same in every checkout)."""
+    path, repo = Path(path).resolve(), Path(repo).resolve()
+    return path.relative_to(repo).as_posix() if path.is_relative_to(repo) else str(path)
+
+
+def main(dest, *, name, config_file, reports, benchmarks, repo):
+    files, skipped = archive_layout(reports)
+    manifest = build_manifest(
+        name=name,
+        config_file=_relative(config_file, repo),
+        config_sha256=file_sha256(config_file),
+        git=git_state(repo),
+        machine=machine_info(
+            _read("/proc/cpuinfo"), _read("/proc/meminfo"), len(os.sched_getaffinity(0))
+        ),
+        times=benchmark_times(benchmarks),
+        files=files,
+        skipped=skipped,
+        date=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    )
+    write_archive(dest, files, manifest)
+    logger.info(
+        "archive %s: %d files, %d left out, %.3f CPU-hours over %d benchmarked jobs",
+        dest,
+        len(files),
+        len(skipped),
+        manifest["time"]["cpu_h"],
+        manifest["time"]["jobs"],
+    )
+
+
+if __name__ == "__main__":
+    configure_logging(snakemake.log[0])
+    main(
+        Path(snakemake.output.manifest).parent,
+        name=snakemake.params.name,
+        config_file=snakemake.params.config_file,
+        reports=snakemake.params.reports,
+        benchmarks=snakemake.params.benchmarks,
+        repo=snakemake.params.repo,
+    )
