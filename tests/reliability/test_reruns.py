@@ -138,7 +138,9 @@ def _effective(tree, args, mirror):
     return yaml.safe_load(out.read_text())
 
 
-@pytest.mark.parametrize("name", ["smoke.yaml", "paper.yaml", "paper_cpu.yaml", "config.yaml", None])
+@pytest.mark.parametrize(
+    "name", ["smoke.yaml", "paper.yaml", "paper_cpu.yaml", "config.yaml", None]
+)
 def test_effective_config_is_exactly_the_file(config_tree, mirror, name):
     args = [f"--configfile=config/{name}"] if name else []
     expected = yaml.safe_load((config_tree / "config" / (name or "config.yaml")).read_text())

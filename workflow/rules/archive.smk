@@ -13,8 +13,11 @@ rule archive:
         manifest=f"archive/{ARCHIVE_NAME}/manifest.json",
     log:
         f"logs/archive/{ARCHIVE_NAME}.log",
+    conda:
+        "../../envs/bnstudy.yaml"
     threads: 1
     params:
+        code=code_version("make_archive.py"),
         name=ARCHIVE_NAME,
         config_file=config_source(),
         reports="reports",
