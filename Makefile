@@ -10,7 +10,7 @@ CONFIG ?= config/config.yaml
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.bnstudy-installed
 
-.PHONY: study test lint pytest slurm-test report clean-results
+.PHONY: study test lint pytest slurm-test report cost clean-results
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,14 @@ test: lint pytest
 
 slurm-test: $(STAMP)
 	SNAKEMAKE=$(abspath $(BIN))/snakemake .ci/slurm-test
+
+# Expected CPU-hours of config.yaml and paper_cpu.yaml, scaled from a finished run's benchmark
+# files (by default a smoke run's: `snakemake --cores all --configfile config/smoke.yaml` first).
+MEASURED ?= config/smoke.yaml
+MEASURED_DIR ?= logs/benchmarks
+cost: $(STAMP)
+	$(BIN)/python benchmarks/cost_model.py --measured $(MEASURED) $(MEASURED_DIR) \
+		--config config/config.yaml --config config/paper_cpu.yaml
 
 clean-results:
 	rm -rf results reports logs benchmarks/results .snakemake
