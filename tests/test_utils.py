@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import sys
+import types
+
 import numpy as np
 import pytest
 
@@ -65,3 +69,20 @@ def test_provenance_records_version_commit_and_seed():
     commit = record["git_commit"]
     assert commit == "unknown" or (len(commit) == 40 and int(commit, 16) >= 0)
     assert "seed" not in provenance()
+
+
+def test_npz_written_by_a_job_records_its_provenance(tmp_path, monkeypatch):
+    job = types.SimpleNamespace(params=types.SimpleNamespace(items=lambda: [("code", "abc123")]))
+    monkeypatch.setattr(sys.modules["__main__"], "snakemake", job, raising=False)
+    save_npz(tmp_path / "r.npz", x=np.arange(3))
+    with np.load(tmp_path / "r.npz") as npz:
+        record = json.loads(str(npz["provenance"]))
+        np.testing.assert_array_equal(npz["x"], np.arange(3))
+    assert record["code_hash"] == "abc123" and "numpy" in record["packages"]
+    assert "git_commit" in record and "git_dirty" in record
+
+
+def test_npz_written_outside_a_job_holds_only_its_arrays(tmp_path):
+    save_npz(tmp_path / "r.npz", x=np.arange(3))
+    with np.load(tmp_path / "r.npz") as npz:
+        assert npz.files == ["x"]

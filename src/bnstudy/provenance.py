@@ -321,3 +321,8 @@ def write_sidecar(path: str | os.PathLike, seed: int | None = None) -> Path:
     with atomic_path(dest) as tmp:
         tmp.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
     return dest
+
+
+def npz_provenance() -> str:
+    """The running job's record and package versions as JSON, for a ``provenance`` npz member."""
+    return json.dumps({**provenance(), "packages": package_versions()}, sort_keys=True)

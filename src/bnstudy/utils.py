@@ -61,7 +61,15 @@ def _umask() -> int:
 
 
 def save_npz(dest: str | os.PathLike, **arrays: np.ndarray) -> None:
-    """Write ``arrays`` to a compressed ``.npz`` at ``dest`` atomically."""
+    """Write ``arrays`` to a compressed ``.npz`` at ``dest`` atomically.
+
+    Written by a workflow job, the file also holds ``provenance``: the JSON record of the job
+    (code hash, git commit and dirty flag, package versions; :func:`bnstudy.provenance.provenance`).
+    """
+    from bnstudy.provenance import job_code, npz_provenance
+
+    if job_code() is not None and "provenance" not in arrays:
+        arrays = {**arrays, "provenance": np.array(npz_provenance())}
     with atomic_path(dest) as tmp, open(tmp, "wb") as fh:
         np.savez_compressed(fh, **arrays)
 
