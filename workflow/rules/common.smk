@@ -12,6 +12,9 @@ from bnstudy.provenance import code_version as _code_version
 from bnstudy.structure.lsbn import GLOBAL_LEARNERS, LOCAL_LEARNERS
 from bnstudy.structure.lsbn import settings_from_config as lsbn_settings_from_config
 from bnstudy.studies.em.runner import job_design
+from bnstudy.studies.mrf.experiments import ESTIMATORS as MRF_ESTIMATORS
+from bnstudy.studies.mrf.experiments import FROM_MLE as MRF_FROM_MLE
+from bnstudy.studies.mrf.experiments import SIMULATIONS as MRF_SIMULATIONS
 from bnstudy.studies.tan.names import ML_MODELS as TAN_ML_MODELS
 from bnstudy.studies.tan.names import MODELS as TAN_MODELS
 from bnstudy.studies.em.trials import EMSettings
@@ -67,8 +70,8 @@ wildcard_constraints:
     n=r"[1-9][0-9]*",
     rep=r"[0-9]+",
     block=r"[0-9]+",
-    simulation=r"tree|small_grid|large_grid",
-    estimator=r"mle|oracle|dp_gibbs_tree|gibbs_exactl|mh_auxvar|gibbs_sba",
+    simulation=_alternatives(MRF_SIMULATIONS),
+    estimator=_alternatives(MRF_ESTIMATORS),
     session=r"1|2",
     baseline=_alternatives(GLOBAL_LEARNERS),
     learner=_alternatives(LOCAL_LEARNERS),
@@ -220,9 +223,7 @@ def em_mini_adapt_runs(name="trials.csv"):
 
 # Paper mrf ------------------------------------------------------------------------------
 
-MRF_SIMULATIONS = ("tree", "small_grid", "large_grid")
-# Samplers that start from the grouping-blind MLE (Liu & Page 2013, Algorithms 1-2, line 1).
-MRF_FROM_MLE = ("gibbs_exactl", "mh_auxvar", "gibbs_sba")
+# Simulations, estimators and the samplers that start from the MLE: bnstudy.studies.mrf.experiments.
 
 
 def mrf_graph(simulation):

@@ -63,6 +63,8 @@ from bnstudy.utils import atomic_path, provenance, save_npz
 __all__ = [
     "BAYESIAN_ESTIMATORS",
     "ESTIMATORS",
+    "FROM_MLE",
+    "SIMULATIONS",
     "Fit",
     "SimulatedReplicate",
     "fit_estimator",
@@ -90,6 +92,10 @@ logger = logging.getLogger(__name__)
 ESTIMATORS = ("mle", "oracle", "dp_gibbs_tree", "gibbs_exactl", "gibbs_sba", "mh_auxvar")
 #: The Dirichlet-process (grouping-aware) estimators.
 BAYESIAN_ESTIMATORS = ("dp_gibbs_tree", "gibbs_exactl", "gibbs_sba", "mh_auxvar")
+#: Samplers that start from the grouping-blind MLE (Liu & Page 2013, Algorithms 1-2, line 1).
+FROM_MLE = ("gibbs_exactl", "mh_auxvar", "gibbs_sba")
+#: The simulations in the paper's order (Secs. 4.1, 4.2, 4.3).
+SIMULATIONS = ("tree", "small_grid", "large_grid")
 #: PCD hyperparameters of :class:`~bnstudy.mrf.mle.PersistentContrastiveDivergence` read from ``pcd``.
 _PCD_KEYS = ("n_iter", "n_particles", "learning_rate")
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from bnstudy.studies.mrf.experiments import ESTIMATORS
+from bnstudy.studies.mrf.experiments import ESTIMATORS, SIMULATIONS
 
 __all__ = [
     "LABELS",
@@ -29,9 +29,6 @@ __all__ = [
     "senate_table",
     "summarize_runs",
 ]
-
-#: The simulations in the paper's order (Secs. 4.1, 4.2, 4.3).
-SIMULATIONS = ("tree", "small_grid", "large_grid")
 
 #: The paper's names of the estimators (figure legends).
 LABELS = {
