@@ -340,8 +340,9 @@ def run_tan_experiments(
     max_elements : int, optional
         Largest total number of table entries (``theta``) of one chunk; Adam keeps three more
         tensors of that size. Default 2 M on the CPU (about 9 letter- or 8 satimage-sized TAN
-        Subset settings, which train about 2x as many setting-epochs per CPU second together as
-        one after another: ``benchmarks/bench_tan_training.py``), and 400 M on a GPU, where
+        Subset settings, which train 1.2x (letter) to 1.7x (satimage) as many setting-epochs per CPU
+        second together as one after another: ``benchmarks/bench_tan_training.py``), and 400 M on
+        a GPU, where
         batching amortizes kernel launches.
 
     Returns
