@@ -342,8 +342,7 @@ def run_tan_experiments(
         tensors of that size. Default 2 M on the CPU (about 9 letter- or 8 satimage-sized TAN
         Subset settings, which train 1.2x (letter) to 1.7x (satimage) as many setting-epochs per CPU
         second together as one after another: ``benchmarks/bench_tan_training.py``), and 400 M on
-        a GPU, where
-        batching amortizes kernel launches.
+        a GPU, where batching amortizes kernel launches.
 
     Returns
     -------
