@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 
 import pandas as pd
@@ -286,17 +286,24 @@ class Catalog:
         return values[0]
 
 
-def read_catalog(path: str | os.PathLike, paper: str) -> Catalog:
-    """The catalog of ``paper``'s claims from a claims TSV (``#`` lines are comments)."""
-    if paper not in PAPERS:
-        raise ValueError(f"{path}: paper {paper!r} not in {PAPERS}")
+def read_paper_table(path: str | os.PathLike, columns: Sequence[str]) -> pd.DataFrame:
+    """A TSV of per-paper rows (``#`` lines are comments), as strings, checked for ``columns``
+    and for a ``paper`` column naming only the study's papers."""
     table = pd.read_csv(path, sep="\t", comment="#", dtype=str, keep_default_na=False)
-    missing = [c for c in CATALOG_COLUMNS if c not in table.columns]
+    missing = [c for c in columns if c not in table.columns]
     if missing:
         raise ValueError(f"{path}: missing columns {missing}")
     unknown = sorted(set(table["paper"]) - set(PAPERS))
     if unknown:
         raise ValueError(f"{path}: unknown papers {unknown}")
+    return table
+
+
+def read_catalog(path: str | os.PathLike, paper: str) -> Catalog:
+    """The catalog of ``paper``'s claims from a claims TSV (``#`` lines are comments)."""
+    if paper not in PAPERS:
+        raise ValueError(f"{path}: paper {paper!r} not in {PAPERS}")
+    table = read_paper_table(path, CATALOG_COLUMNS)
     rows = table[table["paper"] == paper].reset_index(drop=True)
     if rows.empty:
         raise ValueError(f"{path}: no claims of paper {paper!r}")

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bnstudy.studies.claims import COLUMNS, PAPERS, VERDICTS, tally
+from bnstudy.studies.claims import COLUMNS, PAPERS, VERDICTS, read_paper_table, tally
 
 __all__ = [
     "ARCHIVE_SCALE",
@@ -85,13 +85,7 @@ def archived_claims(root: str | os.PathLike = ".", scale: str = ARCHIVE_SCALE) -
 
 def read_deviations(path: str | os.PathLike) -> pd.DataFrame:
     """The study's deviations from the papers (a TSV with :data:`DEVIATION_COLUMNS`)."""
-    table = pd.read_csv(path, sep="\t", comment="#", dtype=str, keep_default_na=False)
-    missing = [c for c in DEVIATION_COLUMNS if c not in table.columns]
-    if missing:
-        raise ValueError(f"{path}: missing columns {missing}")
-    bad_papers = sorted(set(table["paper"]) - set(PAPERS))
-    if bad_papers:
-        raise ValueError(f"{path}: unknown papers {bad_papers}")
+    table = read_paper_table(path, DEVIATION_COLUMNS)
     bad_kinds = sorted(set(table["kind"]) - set(_KINDS))
     if bad_kinds:
         raise ValueError(f"{path}: unknown kinds {bad_kinds}; expected {_KINDS}")
