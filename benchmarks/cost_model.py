@@ -38,6 +38,11 @@ Method
 5. *Upper column.* ``all_linear`` scales the whole measured time with the size (no startup): an
    upper bound when the target jobs are larger than the measured ones.
 
+*Checked against a run.* ``--against archive/<name>`` (an archive written by the ``archive_<paper>``
+targets of the same config) prints, for the papers archived there, the predicted CPU-hours beside
+the measured ones of each rule (summed from the run's benchmark files, as the manifests record
+them) and their ratio.
+
 CPU time is the benchmark's ``cpu_time`` (user + system of the job's processes, so threads are
 counted), or its wall time ``s`` where ``cpu_time`` is missing. Predictions from a tiny run (the
 smoke config) rest on jobs that last about a second, mostly startup: they give the order of
@@ -492,6 +497,62 @@ def paper_totals(table: pd.DataFrame) -> pd.DataFrame:
     return totals.reset_index()
 
 
+def archived_times(archive: Path) -> pd.DataFrame:
+    """Measured CPU-hours per rule of the papers archived under ``archive`` (their manifests).
+
+    Returns a frame with ``paper, rule, measured_jobs, measured_h``; empty when no paper's part
+    is there. A paper's part times only its own rules (``workflow/rules/<paper>.smk``).
+    """
+    rows = []
+    for path in sorted(Path(archive).glob("*/manifest.json")):
+        manifest = json.loads(path.read_text())
+        if manifest.get("part", "study") == "study":
+            continue
+        for r in manifest["time"]["per_rule"]:
+            rows.append(
+                {
+                    "paper": manifest["part"],
+                    "rule": r["rule"],
+                    "measured_jobs": int(r["jobs"]),
+                    "measured_h": float(r["cpu_s"]) / 3600,
+                }
+            )
+    return pd.DataFrame(rows, columns=["paper", "rule", "measured_jobs", "measured_h"])
+
+
+def compare_with_archive(table: pd.DataFrame, measured: pd.DataFrame) -> pd.DataFrame:
+    """Predicted beside measured CPU-hours, per archived paper and rule, with totals per paper.
+
+    ``table`` is :func:`summarize`'s prediction, ``measured`` :func:`archived_times`. Rules of an
+    archived paper that the prediction lacks (or the archive lacks) count as 0 on that side.
+    Columns: ``paper, rule, jobs, measured_jobs, predicted_h, measured_h, ratio``
+    (predicted / measured); one ``total`` row per paper.
+    """
+    papers = sorted(set(measured["paper"]))
+    pred = table[table["paper"].isin(papers)][["paper", "rule", "jobs", "cpu_h"]]
+    both = pred.merge(measured, on=["paper", "rule"], how="outer").fillna(
+        {"jobs": 0, "cpu_h": 0.0, "measured_jobs": 0, "measured_h": 0.0}
+    )
+    both = both.rename(columns={"cpu_h": "predicted_h"})
+    rows = []
+    for paper in papers:
+        part = both[both["paper"] == paper].sort_values("rule")
+        total = {
+            "paper": paper,
+            "rule": "total",
+            "jobs": part["jobs"].sum(),
+            "measured_jobs": part["measured_jobs"].sum(),
+            "predicted_h": part["predicted_h"].sum(),
+            "measured_h": part["measured_h"].sum(),
+        }
+        rows += [*part.to_dict("records"), total]
+    out = pd.DataFrame(rows)
+    out[["jobs", "measured_jobs"]] = out[["jobs", "measured_jobs"]].astype(int)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["ratio"] = out["predicted_h"] / out["measured_h"].where(out["measured_h"] > 0)
+    return out[["paper", "rule", "jobs", "measured_jobs", "predicted_h", "measured_h", "ratio"]]
+
+
 # ---------------------------------------------------------------------------- the DAG
 def plan(configfile: Path, *, repo: Path = REPO, dag: bool = True) -> dict:
     """Jobs (rule, wildcards, paper), benchmark patterns and effective config of one config.
@@ -574,11 +635,13 @@ def run(
     *,
     startup: float | None = None,
     repo: Path = REPO,
+    against: Path | None = None,
 ) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
     """Tables per rule and per paper for every config in ``configs``.
 
     ``runs`` are the measured runs, each (its config file, its benchmark folder); with runs of
-    several sizes, the startup of a group is fitted on its jobs of every run.
+    several sizes, the startup of a group is fitted on its jobs of every run. ``against``: an
+    archive of a run of the (last) config, whose measured time is printed beside the prediction.
     """
     measured: list[Measured] = []
     for configfile, bench_dir in runs:
@@ -604,6 +667,13 @@ def run(
         print(_fmt(table))
         print()
         print(_fmt(totals))
+    if against is not None:
+        archived = archived_times(against)
+        if archived.empty:
+            raise ValueError(f"no paper's part with a manifest under {against}")
+        table = out[str(configs[-1])][0]
+        print(f"\n## {configs[-1]}: predicted against the run archived in {against}\n")
+        print(_fmt(compare_with_archive(table, archived)))
     return out
 
 
@@ -625,12 +695,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--config", type=Path, action="append", required=True, help="config(s) to predict"
     )
     parser.add_argument("--startup", type=float, default=None, help="startup CPU s per job")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        help="archive/<name> of a run of the last --config: measured time beside the prediction",
+    )
     args = parser.parse_args(argv)
     runs = [(Path(c), Path(d)) for c, d in args.measured]
     for path in [*(c for c, _ in runs), *args.config]:
         if not path.is_file():
             raise SystemExit(f"config file {path} does not exist")
-    run(runs, args.config, startup=args.startup)
+    run(runs, args.config, startup=args.startup, against=args.against)
 
 
 if __name__ == "__main__":

@@ -229,3 +229,46 @@ def test_end_to_end_on_a_tiny_workflow(tmp_path, capsys):
     assert row["cpu_h"] == pytest.approx(3 * (0.5 + 1.5 * 10) / 3600)
     assert row["all_linear_h"] == pytest.approx(3 * 2.0 * 10 / 3600)
     assert "run_em_mini_adapt" in capsys.readouterr().out
+
+
+def _part(root: Path, paper: str, per_rule: list[tuple[str, int, float]]) -> None:
+    folder = root / paper
+    folder.mkdir(parents=True)
+    rules = [
+        {"rule": r, "jobs": j, "wall_s": c, "cpu_s": c, "cpu_measured": j} for r, j, c in per_rule
+    ]
+    manifest = {"part": paper, "time": {"per_rule": rules}}
+    (folder / "manifest.json").write_text(__import__("json").dumps(manifest))
+
+
+def test_prediction_is_set_beside_the_archived_run(tmp_path):
+    _part(tmp_path, "em", [("run_em_sharing", 2, 7200.0), ("make_table_em_claims", 1, 36.0)])
+    _part(tmp_path, "study", [("run_em_sharing", 2, 7200.0)])  # the study's part is skipped
+    measured = cm.archived_times(tmp_path)
+    assert sorted(measured["paper"]) == ["em", "em"]
+    table = pd.DataFrame(
+        {
+            "paper": ["em", "em", "tan"],
+            "rule": ["run_em_sharing", "run_em_endpoints", "train_tan"],
+            "jobs": [2, 1, 5],
+            "cpu_h": [4.0, 0.5, 9.0],
+        }
+    )
+    out = cm.compare_with_archive(table, measured).set_index("rule")
+    assert list(out.index) == [
+        "make_table_em_claims",
+        "run_em_endpoints",
+        "run_em_sharing",
+        "total",
+    ]
+    assert out.loc["run_em_sharing", ["predicted_h", "measured_h", "ratio"]].tolist() == [
+        4.0,
+        2.0,
+        2.0,
+    ]
+    assert np.isnan(out.loc["run_em_endpoints", "ratio"])  # planned, not in the archive
+    assert out.loc["make_table_em_claims", "predicted_h"] == 0.0  # archived, not predicted
+    assert out.loc["total", ["jobs", "measured_jobs"]].tolist() == [3, 3]
+    assert out.loc["total", "measured_h"] == pytest.approx(2.01)
+    assert out.loc["total", "ratio"] == pytest.approx(4.5 / 2.01)
+    assert cm.archived_times(tmp_path / "none").empty

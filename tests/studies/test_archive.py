@@ -40,20 +40,19 @@ def reports(tmp_path):
     return root
 
 
-def test_layout_maps_claims_and_skips_other_types(reports):
-    files, skipped = archive_layout(reports)
+def test_layout_of_a_paper_part_and_of_the_study_part(reports):
+    files, skipped = archive_layout(reports / "tan")
     assert list(files) == [
-        "claims/em.csv",
-        "claims/tan.csv",
-        "claims/tan.md",
-        "em/figures/fig.png",
-        "scorecard.csv",
-        "scorecard.md",
-        "tan/tables/table1.csv",
-        "tan/tables/table1.md",
+        "tables/claims.csv",
+        "tables/claims.md",
+        "tables/table1.csv",
+        "tables/table1.md",
     ]
-    assert files["claims/tan.csv"] == reports / "tan/tables/claims.csv"
+    assert files["tables/claims.csv"] == reports / "tan/tables/claims.csv"
     assert skipped == {}
+    assert list(archive_layout(reports / "em")[0]) == ["figures/fig.png", "tables/claims.csv"]
+    files, _ = archive_layout(reports, exclude=["tan", "em"])
+    assert list(files) == ["scorecard.csv", "scorecard.md"]
 
 
 def test_large_report_html_is_skipped_small_one_kept(reports):
@@ -92,6 +91,7 @@ def test_benchmark_times_sum_per_rule(tmp_path):
     # two repeats: the mean counts once
     _bench(b / "make_table_tan.tsv", [{"s": 1.0, "cpu_time": 0.5}, {"s": 3.0, "cpu_time": 1.5}])
     _bench(b / "fit_mrf/tree/rep=0.tsv", [{"s": 2.0}])  # no cpu_time: wall stands in
+    assert benchmark_times(b, ["train_tan", "other"])["rule"].tolist() == ["train_tan"]
     t = benchmark_times(b)
     assert t["rule"].tolist() == ["fit_mrf", "make_table_tan", "train_tan"]
     assert t.set_index("rule").loc["train_tan", ["jobs", "wall_s", "cpu_s"]].tolist() == [
@@ -142,13 +142,14 @@ def test_git_state_commit_and_dirty(tmp_path):
 
 
 def _manifest(reports, tmp_path, date, machine):
-    files, skipped = archive_layout(reports)
+    files, skipped = archive_layout(reports, exclude=["em"])
     b = tmp_path / "benchmarks"
     _bench(b / "make_table_tan.tsv", [{"s": 1.0, "cpu_time": 0.5}])
     cfg = tmp_path / "paper_cpu.yaml"
     cfg.write_text("seed: 1\n")
     return files, build_manifest(
         name="paper_cpu",
+        part="study",
         config_file="config/paper_cpu.yaml",
         config_sha256=file_sha256(cfg),
         git={"commit": "abc", "dirty": False},
@@ -157,6 +158,7 @@ def _manifest(reports, tmp_path, date, machine):
         files=files,
         skipped=skipped,
         date=date,
+        parts={"tan": cfg},
     )
 
 
@@ -180,14 +182,20 @@ def test_manifest_content(reports, tmp_path):
     files, m = _manifest(reports, tmp_path, "2026-01-01T00:00:00Z", {"cores": 2})
     assert m["config"]["sha256"] == file_sha256(tmp_path / "paper_cpu.yaml")
     assert [f["path"] for f in m["files"]] == sorted(files)
-    entry = next(f for f in m["files"] if f["path"] == "claims/tan.csv")
+    entry = next(f for f in m["files"] if f["path"] == "tan/tables/claims.csv")
     assert entry["sha256"] == file_sha256(reports / "tan/tables/claims.csv")
+    assert m["part"] == "study"
+    assert m["parts"] == [
+        {"part": "tan", "manifest_sha256": file_sha256(tmp_path / "paper_cpu.yaml")}
+    ]
     assert m["time"]["per_rule"] == [
         {"rule": "make_table_tan", "jobs": 1, "wall_s": 1.0, "cpu_s": 0.5, "cpu_measured": 1}
     ]
     text = render_markdown(m)
     assert "| make_table_tan | 1 | 1.00 | 0.50 |" in text
     assert "config/paper_cpu.yaml" in text and "dirty: no" in text
+    assert text.startswith("# Archive `paper_cpu`: study") and "snakemake archive`" in text
+    assert "| tan | `" in text
 
 
 def test_failed_write_keeps_previous_archive(reports, tmp_path):
@@ -207,4 +215,4 @@ def test_copies_keep_the_reports_modification_times(reports, tmp_path):
     os.utime(src, (1_000_000_000, 1_000_000_000))
     files, m = _manifest(reports, tmp_path, "d", {})
     write_archive(tmp_path / "a", files, m)
-    assert (tmp_path / "a/claims/tan.csv").stat().st_mtime == 1_000_000_000
+    assert (tmp_path / "a/tan/tables/claims.csv").stat().st_mtime == 1_000_000_000

@@ -59,6 +59,21 @@ def test_scorecard_orders_papers_and_puts_the_archived_verdict_beside(card):
     assert list(tan["archive_verdict"]) == [NOT_RUN]
 
 
+def test_scorecard_gives_the_archived_value_or_why_there_is_none(card):
+    em = card[card["paper"] == "em"].set_index("claim_id")
+    assert list(em["archive_ours"]) == ["2", "2", ""]
+    assert em.loc["em.c2", "archive_note"] == "not in the archived claims table"
+    tan = card[card["paper"] == "tan"].iloc[0]
+    assert tan["archive_note"] == "no archived run of tan at another scale"
+    page = render_markdown(card, read_deviations_empty())
+    assert "| agrees (ours: 2) |" in page
+    assert f"| {NOT_RUN} (no archived run of tan at another scale) |" in page
+
+
+def read_deviations_empty():
+    return pd.DataFrame(columns=["paper", "kind", "item", "the paper", "the study", "where"])
+
+
 def test_tally_table(card):
     tallies = tally_table(card).set_index("paper")
     assert tallies.loc["em", ["claims", "agrees", "disagrees", "not tested"]].tolist() == [
@@ -125,8 +140,9 @@ def test_study_scale_is_the_config_name():
 
 def test_archived_claims_lists_the_existing_tables(tmp_path):
     assert archived_claims(tmp_path) == {}
-    folder = tmp_path / "archive" / "paper_cpu" / "claims"
+    folder = tmp_path / "archive" / "paper_cpu" / "em" / "tables"
     folder.mkdir(parents=True)
-    (folder / "em.csv").write_text("x")
-    assert archived_claims(tmp_path) == {"em": str(folder / "em.csv")}
+    (folder / "claims.csv").write_text("x")
+    (tmp_path / "archive" / "paper_cpu" / "study").mkdir()
+    assert archived_claims(tmp_path) == {"em": str(folder / "claims.csv")}
     assert archived_claims(tmp_path, scale="paper") == {}

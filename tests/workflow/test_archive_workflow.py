@@ -1,5 +1,6 @@
-"""`snakemake archive` on the smoke run: the reports and claims land in archive/smoke/ with a
-manifest, and rerunning the target reproduces every file but the date."""
+"""`snakemake archive` on the smoke run: each paper's reports and claims land in its part of
+archive/smoke/, the rest in the study's part, each with a manifest; rerunning the target
+reproduces every file but the date."""
 
 from __future__ import annotations
 
@@ -24,17 +25,34 @@ def _files(root):
 def test_archive_of_the_smoke_run(smoke_run, mirror):
     run = _run(ARCHIVE, smoke_run, mirror)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    dest = smoke_run / "archive" / "smoke"
+    root = smoke_run / "archive" / "smoke"
+    assert sorted(p.name for p in root.iterdir()) == ["em", "lsbn", "mrf", "study", "tan"]
+    for paper in ("tan", "em", "mrf", "lsbn"):
+        part = json.loads((root / paper / "manifest.json").read_text())
+        assert part["part"] == paper and part["parts"] == []
+        paths = [f["path"] for f in part["files"]]
+        assert paths == sorted(paths) and "tables/claims.csv" in paths
+        assert (root / paper / "tables" / "claims.csv").read_bytes() == (
+            smoke_run / "reports" / paper / "tables" / "claims.csv"
+        ).read_bytes()
+        rules = {r["rule"] for r in part["time"]["per_rule"]}
+        assert f"make_table_{paper}_claims" in rules
+        assert not {"fetch_raw_file", "make_scorecard"} & rules  # shared rules: the study's part
+    assert "train_tan" in {
+        r["rule"] for r in json.loads((root / "tan/manifest.json").read_text())["time"]["per_rule"]
+    }
+
+    dest = root / "study"
     manifest = json.loads((dest / "manifest.json").read_text())
     paths = [f["path"] for f in manifest["files"]]
     assert paths == sorted(paths)
-    for paper in ("tan", "em", "mrf", "lsbn"):
-        assert f"claims/{paper}.csv" in paths
-        assert (dest / "claims" / f"{paper}.csv").read_bytes() == (
-            smoke_run / "reports" / paper / "tables" / "claims.csv"
-        ).read_bytes()
     assert "scorecard.csv" in paths
+    assert not [p for p in paths if p.split("/")[0] in ("tan", "em", "mrf", "lsbn")]
     assert not [p for p in paths if p.endswith(".pdf")]
+    assert [p["part"] for p in manifest["parts"]] == ["em", "lsbn", "mrf", "tan"]
+    assert {p["part"]: p["manifest_sha256"] for p in manifest["parts"]}["em"] == file_sha256(
+        root / "em" / "manifest.json"
+    )
     html = smoke_run / "reports" / "report.html"
     assert ("report.html" in paths) != any(s["path"] == "report.html" for s in manifest["skipped"])
     assert html.exists()
@@ -43,14 +61,19 @@ def test_archive_of_the_smoke_run(smoke_run, mirror):
         "sha256": file_sha256(smoke_run / "config" / "smoke.yaml"),
     }
     rules = {r["rule"] for r in manifest["time"]["per_rule"]}
-    assert {"train_tan", "fit_mrf", "run_em_sharing", "run_lsbn"} <= rules
-    assert (dest / "MANIFEST.md").read_text().startswith("# Archive `smoke`")
+    assert {"train_tan", "fit_mrf", "run_em_sharing", "run_lsbn", "fetch_raw_file"} <= rules
+    assert (dest / "MANIFEST.md").read_text().startswith("# Archive `smoke`: study")
 
-    before = _files(dest)
-    again = _run([*ARCHIVE, "--forcerun", "archive"], smoke_run, mirror)
+    before = _files(root)
+    again = _run([*ARCHIVE, "--forcerun", "archive", "archive_em"], smoke_run, mirror)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
-    after = _files(dest)
+    after = _files(root)
     assert set(after) == set(before)
-    assert {k for k in after if after[k] != before[k]} <= {"manifest.json", "MANIFEST.md"}
-    first, second = json.loads(before["manifest.json"]), json.loads(after["manifest.json"])
-    assert {k for k in first if first[k] != second[k]} <= {"date"}
+    changed = {k for k in after if after[k] != before[k]}
+    assert changed <= {
+        f"{part}/{f}" for part in ("study", "em") for f in ("manifest.json", "MANIFEST.md")
+    }
+    for part in ("study", "em"):
+        first = json.loads(before[f"{part}/manifest.json"])
+        second = json.loads(after[f"{part}/manifest.json"])
+        assert {k for k in first if first[k] != second[k]} <= {"date", "parts"}

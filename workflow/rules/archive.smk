@@ -1,29 +1,81 @@
-# The archive of a finished run: `snakemake archive --configfile config/<name>.yaml` copies the
-# run's reports into archive/<name>/ with a manifest (commit, config hash, machine, time per
-# rule); see src/bnstudy/studies/archive.py. Its input is every target of `rule all` (read when the
-# DAG is built). It runs where Snakemake runs, also on a cluster (workflow/rules/cluster.smk).
+# The archive of a finished run, in parts (src/bnstudy/studies/archive.py): one per paper, written
+# by `snakemake archive_<paper> --configfile config/<name>.yaml` once that paper's target is built
+# (a paper-scale run can publish the papers that have finished while the others still run), and
+# the study's, written by `snakemake archive`, which needs every part and every target of
+# `rule all`. Each part copies its reports into archive/<name>/<part>/ beside a manifest (commit,
+# config hash, machine, time per rule). They run where Snakemake runs (workflow/rules/cluster.smk).
+
+from bnstudy.studies.claims import PAPERS
 
 ARCHIVE_NAME = Path(config_source()).stem
 
 
+def archive_part(part):
+    """The manifest of one part of this config's archive."""
+    return f"archive/{ARCHIVE_NAME}/{part}/manifest.json"
+
+
+def paper_rules(paper):
+    """The rules a paper's part times: those of workflow/rules/<paper>.smk."""
+    return sorted(
+        r.name for r in workflow.rules if Path(r.snakefile).name == f"{paper}.smk"
+    )
+
+
+for _paper in PAPERS:
+
+    rule:
+        name:
+            f"archive_{_paper}"
+        input:
+            getattr(rules, _paper).input,
+        output:
+            manifest=archive_part(_paper),
+        log:
+            f"logs/archive/{ARCHIVE_NAME}/{_paper}.log",
+        conda:
+            "../../envs/bnstudy.yaml"
+        threads: 1
+        params:
+            code=code_version("make_archive.py"),
+            name=ARCHIVE_NAME,
+            part=_paper,
+            config_file=config_source(),
+            reports=f"reports/{_paper}",
+            exclude=[],
+            rules=paper_rules(_paper),
+            parts={},
+            benchmarks="logs/benchmarks",
+            repo=workflow.basedir,
+        message:
+            f"Archiving the {_paper} reports of {{params.config_file}} into archive/{ARCHIVE_NAME}/{_paper}/"
+        script:
+            "../scripts/make_archive.py"
+
+
 rule archive:
     input:
-        lambda wildcards: rules.all.input,
+        parts=[archive_part(paper) for paper in PAPERS],
+        targets=lambda wildcards: rules.all.input,
     output:
-        manifest=f"archive/{ARCHIVE_NAME}/manifest.json",
+        manifest=archive_part("study"),
     log:
-        f"logs/archive/{ARCHIVE_NAME}.log",
+        f"logs/archive/{ARCHIVE_NAME}/study.log",
     conda:
         "../../envs/bnstudy.yaml"
     threads: 1
     params:
         code=code_version("make_archive.py"),
         name=ARCHIVE_NAME,
+        part="study",
         config_file=config_source(),
         reports="reports",
+        exclude=list(PAPERS),
+        rules=None,
+        parts={paper: archive_part(paper) for paper in PAPERS},
         benchmarks="logs/benchmarks",
         repo=workflow.basedir,
     message:
-        "Archiving the reports of {params.config_file} into archive/{params.name}/"
+        "Archiving the study's reports of {params.config_file} into archive/{params.name}/study/"
     script:
         "../scripts/make_archive.py"

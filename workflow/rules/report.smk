@@ -2,8 +2,16 @@
 # `snakemake --report reports/report.html` collects every output wrapped in report(...).
 
 # study_scale: the scale of this run (the config file's name), a param of every claims rule;
-# archived_claims: the paper-scale claims tables (archive/paper_cpu/claims/) that exist.
-from bnstudy.studies.scorecard import archived_claims, study_scale
+# archived_claims: the paper-scale claims tables (archive/paper_cpu/<paper>/tables/claims.csv)
+# that exist.
+from bnstudy.studies.scorecard import ARCHIVE_SCALE, archived_claims, study_scale
+
+
+def scorecard_archive():
+    """The archived claims the scorecard sets beside this run's: none in the archived run itself."""
+    if study_scale([config_source()]) == ARCHIVE_SCALE:
+        return {}
+    return archived_claims()
 
 
 # Every prepared dataset: sizes, features, classes, states per feature, checksums re-verified.
@@ -112,7 +120,7 @@ rule make_scorecard:
         claims_em=table("em", "claims")["csv"],
         claims_mrf=table("mrf", "claims")["csv"],
         claims_lsbn=table("lsbn", "claims")["csv"],
-        archived=lambda wildcards: list(archived_claims().values()),
+        archived=lambda wildcards: list(scorecard_archive().values()),
         deviations="workflow/published/deviations.tsv",
     output:
         csv=report(
@@ -135,7 +143,7 @@ rule make_scorecard:
     params:
         code=code_version("make_scorecard.py"),
         papers=["tan", "em", "mrf", "lsbn"],
-        archived=lambda wildcards: archived_claims(),
+        archived=lambda wildcards: scorecard_archive(),
     message:
         "The claims scorecard"
     script:

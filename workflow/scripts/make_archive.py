@@ -1,6 +1,8 @@
-"""Copy a finished run's reports into archive/<config name>/ with manifest.json and MANIFEST.md.
+"""Copy a finished run's reports into one part of archive/<config name>/ with its manifest.
 
-See :mod:`bnstudy.studies.archive` for the layout, the size caps and what the manifest holds.
+A paper's part (``archive_<paper>``) copies ``reports/<paper>/`` and times the paper's rules; the
+study's part (``archive``) copies the rest of ``reports/`` and times every rule. See
+:mod:`bnstudy.studies.archive` for the layout, the size caps and what the manifest holds.
 """
 
 import logging
@@ -35,25 +37,28 @@ def _relative(path, repo):
     return path.relative_to(repo).as_posix() if path.is_relative_to(repo) else str(path)
 
 
-def main(dest, *, name, config_file, reports, benchmarks, repo):
-    files, skipped = archive_layout(reports)
+def main(dest, *, name, part, config_file, reports, exclude, rules, parts, benchmarks, repo):
+    files, skipped = archive_layout(reports, exclude=exclude)
     manifest = build_manifest(
         name=name,
+        part=part,
         config_file=_relative(config_file, repo),
         config_sha256=file_sha256(config_file),
         git=git_state(repo),
         machine=machine_info(
             _read("/proc/cpuinfo"), _read("/proc/meminfo"), len(os.sched_getaffinity(0))
         ),
-        times=benchmark_times(benchmarks),
+        times=benchmark_times(benchmarks, rules),
         files=files,
         skipped=skipped,
         date=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        parts=parts,
     )
     write_archive(dest, files, manifest)
     logger.info(
-        "archive %s: %d files, %d left out, %.3f CPU-hours over %d benchmarked jobs",
+        "archive %s (%s): %d files, %d left out, %.3f CPU-hours over %d benchmarked jobs",
         dest,
+        part,
         len(files),
         len(skipped),
         manifest["time"]["cpu_h"],
@@ -66,8 +71,12 @@ if __name__ == "__main__":
     main(
         Path(snakemake.output.manifest).parent,
         name=snakemake.params.name,
+        part=snakemake.params.part,
         config_file=snakemake.params.config_file,
         reports=snakemake.params.reports,
+        exclude=snakemake.params.exclude,
+        rules=snakemake.params.rules,
+        parts=snakemake.params.parts,
         benchmarks=snakemake.params.benchmarks,
         repo=snakemake.params.repo,
     )

@@ -1,18 +1,23 @@
 """The archive of a run: its reports copied beside a manifest that says how they were made.
 
-``snakemake archive --configfile config/<name>.yaml`` copies the run's reports (tables, figures,
-claims, the scorecard, ``report.html`` when small) into ``archive/<name>/`` and writes
-``manifest.json`` and ``MANIFEST.md`` there. Nothing in the archive is edited by hand: rerunning
-the target rewrites it from the run's files, and only the date and the machine differ between
-two archives of the same run (every list is sorted).
+An archive has one part per paper and one for the study as a whole, each written by its own
+target, so that a paper whose branch has finished can be archived while the others still run:
 
-Layout of ``archive/<name>/``::
+- ``snakemake archive_<paper> --configfile config/<name>.yaml`` (``archive_tan``,
+  ``archive_em``, ``archive_mrf``, ``archive_lsbn``) writes ``archive/<name>/<paper>/`` once the
+  paper's target has been built;
+- ``snakemake archive --configfile config/<name>.yaml`` writes every paper's part and the
+  study's (``archive/<name>/study/``).
 
-    manifest.json, MANIFEST.md
-    claims/<paper>.csv, claims/<paper>.md      (reports/<paper>/tables/claims.*)
-    scorecard.csv, scorecard.md                 (reports/scorecard.*)
-    <paper>/tables/*.{csv,md}, <paper>/figures/*.png
-    report.html                                 (only when at most ``html_cap`` bytes)
+Nothing in the archive is edited by hand: rerunning a target rewrites its part from the run's
+files, and only the date and the machine differ between two archives of the same run (every list
+is sorted). Layout of ``archive/<name>/``::
+
+    <paper>/manifest.json, <paper>/MANIFEST.md   how the paper's part was made, its rules' time
+    <paper>/tables/*.{csv,md}, <paper>/figures/*.png   (reports/<paper>/; claims: tables/claims.*)
+    study/manifest.json, study/MANIFEST.md        the whole run: every rule's time, the parts
+    study/scorecard.{csv,md}, study/{data,networks,provenance}/tables/*   (the rest of reports/)
+    study/report.html                             (only when at most ``html_cap`` bytes)
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -62,23 +67,28 @@ def file_sha256(path: str | os.PathLike) -> str:
 def archive_layout(
     reports: str | os.PathLike,
     *,
+    exclude: Sequence[str] = (),
     file_cap: int = FILE_CAP,
     total_cap: int = TOTAL_CAP,
     html_cap: int = HTML_CAP,
 ) -> tuple[dict[str, Path], dict[str, str]]:
-    """Which files of a reports folder go where in the archive.
+    """Which files of a reports folder go where in an archive part.
 
     Parameters
     ----------
     reports : path
-        The run's ``reports/`` folder.
+        The folder the part copies: ``reports/<paper>`` for a paper's part, ``reports`` for the
+        study's.
+    exclude : sequence of str
+        Top-level entries of ``reports`` left out (the study's part leaves out the papers'
+        folders, which have parts of their own).
     file_cap, total_cap, html_cap : int
         Size limits in bytes: one file, all files, and ``report.html`` (skipped when larger).
 
     Returns
     -------
     files : dict
-        Archive path (posix, relative) -> source file, sorted by archive path.
+        Archive path (posix, relative to the part) -> source file, sorted by archive path.
     skipped : dict
         Report path -> why it was left out (``report.html`` over its cap).
 
@@ -95,18 +105,15 @@ def archive_layout(
     skipped: dict[str, str] = {}
     for src in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = src.relative_to(root).as_posix()
-        parts = rel.split("/")
+        if rel.split("/")[0] in exclude:
+            continue
         if rel == "report.html":
             size = src.stat().st_size
             if size > html_cap:
                 skipped[rel] = f"{size} bytes > {html_cap} (html cap)"
                 continue
             files[rel] = src
-        elif src.suffix not in ARCHIVED_SUFFIXES:
-            continue
-        elif len(parts) == 3 and parts[1] == "tables" and src.stem == "claims":
-            files[f"claims/{parts[0]}{src.suffix}"] = src
-        else:
+        elif src.suffix in ARCHIVED_SUFFIXES:
             files[rel] = src
     if not any(k.endswith(".csv") for k in files):
         raise ValueError(f"archive: no CSV table under {root}; run the workflow first")
@@ -126,8 +133,12 @@ def archive_layout(
     return dict(sorted(files.items())), skipped
 
 
-def benchmark_times(bench_dir: str | os.PathLike) -> pd.DataFrame:
+def benchmark_times(
+    bench_dir: str | os.PathLike, rules: Collection[str] | None = None
+) -> pd.DataFrame:
     """Wall and CPU seconds per rule, summed over a run's ``benchmark:`` files.
+
+    ``rules``: only these rules' files (a paper's part counts its own rules); all when None.
 
     The rule of a file is the first path component under ``bench_dir`` (the stem for files at
     its top level: ``logs/benchmarks/make_table_tan.tsv``). A file's time is the mean over its
@@ -150,6 +161,8 @@ def benchmark_times(bench_dir: str | os.PathLike) -> pd.DataFrame:
     for path in sorted(root.rglob("*.tsv")) if root.is_dir() else []:
         rel = path.relative_to(root)
         rule = rel.parts[0] if len(rel.parts) > 1 else path.stem
+        if rules is not None and rule not in rules:
+            continue
         table = pd.read_csv(path, sep="\t")
         if "s" not in table.columns:
             raise ValueError(f"archive: benchmark file {path} has no 's' column")
@@ -222,6 +235,7 @@ def git_state(repo: str | os.PathLike) -> dict:
 def build_manifest(
     *,
     name: str,
+    part: str,
     config_file: str,
     config_sha256: str,
     git: Mapping,
@@ -230,11 +244,14 @@ def build_manifest(
     files: Mapping[str, Path],
     skipped: Mapping[str, str],
     date: str,
+    parts: Mapping[str, str | os.PathLike] | None = None,
 ) -> dict:
-    """The manifest of an archive: how the archived files were made, in a fixed order.
+    """The manifest of an archive part: how its files were made, in a fixed order.
 
-    Only ``date`` and ``machine`` depend on when and where the archive is written; everything
-    else follows from the run's files, the config and the commit.
+    ``part`` is a paper or ``"study"``; ``parts`` (the study's part) maps each paper to its
+    part's ``manifest.json``, whose sha256 the study's manifest records. Only ``date`` and
+    ``machine`` depend on when and where the archive is written; everything else follows from the
+    run's files, the config and the commit.
     """
     per_rule = [
         {
@@ -248,6 +265,7 @@ def build_manifest(
     ]
     return {
         "name": name,
+        "part": part,
         "date": date,
         "git": {"commit": git.get("commit"), "dirty": git.get("dirty")},
         "config": {"file": config_file, "sha256": config_sha256},
@@ -264,6 +282,9 @@ def build_manifest(
             for rel, src in sorted(files.items())
         ],
         "skipped": [{"path": k, "reason": v} for k, v in sorted(skipped.items())],
+        "parts": [
+            {"part": k, "manifest_sha256": file_sha256(v)} for k, v in sorted((parts or {}).items())
+        ],
     }
 
 
@@ -271,10 +292,12 @@ def render_markdown(manifest: Mapping) -> str:
     """MANIFEST.md: the manifest for people (the JSON beside it is the same content)."""
     g, c, m, t = manifest["git"], manifest["config"], manifest["machine"], manifest["time"]
     dirty = {True: "yes (uncommitted changes)", False: "no", None: "unknown"}[g["dirty"]]
+    part = manifest["part"]
+    target = "archive" if part == "study" else f"archive_{part}"
     lines = [
-        f"# Archive `{manifest['name']}`",
+        f"# Archive `{manifest['name']}`: {part}",
         "",
-        "Written by `snakemake archive`; nothing here is edited by hand. Rerunning the target",
+        f"Written by `snakemake {target}`; nothing here is edited by hand. Rerunning the target",
         "rewrites it: only the date and the machine can differ.",
         "",
         f"- date: {manifest['date']}",
@@ -287,6 +310,12 @@ def render_markdown(manifest: Mapping) -> str:
         "",
         "## Time per rule (sums over the run's benchmark files)",
         "",
+        (
+            "Every rule of the run."
+            if part == "study"
+            else f"The rules of `workflow/rules/{part}.smk`; the shared inputs (data, network "
+            "samples) count in the study's part."
+        ),
         "Every file under `logs/benchmarks/` counts: a checkout that also ran another config",
         "adds the jobs of that config that this one does not have.",
         "",
@@ -298,6 +327,9 @@ def render_markdown(manifest: Mapping) -> str:
         lines.append(f"| {r['rule']} | {r['jobs']} | {r['wall_s']:.2f} | {cpu} |")
     lines += ["", "## Files", "", "| file | bytes | sha256 |", "|:--|--:|:--|"]
     lines += [f"| {f['path']} | {f['bytes']} | `{f['sha256'][:16]}` |" for f in manifest["files"]]
+    if manifest["parts"]:
+        lines += ["", "## Parts", "", "| part | manifest sha256 |", "|:--|:--|"]
+        lines += [f"| {p['part']} | `{p['manifest_sha256'][:16]}` |" for p in manifest["parts"]]
     if manifest["skipped"]:
         lines += ["", "## Left out", ""]
         lines += [f"- {s['path']}: {s['reason']}" for s in manifest["skipped"]]

@@ -2,7 +2,7 @@
 
 It reads the four claims tables written through the claims contract
 (:func:`bnstudy.studies.claims.read_claims`), optionally the claims tables of an archived run at
-another scale (e.g. ``archive/paper_cpu/claims/<paper>.csv``), and the study's deviations from
+another scale (``archive/paper_cpu/<paper>/tables/claims.csv``), and the study's deviations from
 the papers (``workflow/published/deviations.tsv``). It writes one tidy table (CSV), a Markdown
 page (``reports/scorecard.md``) and an reStructuredText summary that opens the HTML report.
 
@@ -78,8 +78,12 @@ def study_scale(configfiles: Sequence[str | os.PathLike]) -> str:
 
 
 def archived_claims(root: str | os.PathLike = ".", scale: str = ARCHIVE_SCALE) -> dict[str, str]:
-    """The archived claims tables of ``scale`` that exist, per paper (paths under ``root``)."""
-    paths = {p: Path(root) / "archive" / scale / "claims" / f"{p}.csv" for p in PAPERS}
+    """The archived claims tables of ``scale`` that exist, per paper (paths under ``root``).
+
+    A paper's claims are archived in its part of the archive,
+    ``archive/<scale>/<paper>/tables/claims.csv`` (:mod:`bnstudy.studies.archive`).
+    """
+    paths = {p: Path(root) / "archive" / scale / p / "tables" / "claims.csv" for p in PAPERS}
     return {p: str(path) for p, path in paths.items() if path.is_file()}
 
 
@@ -108,8 +112,9 @@ def scorecard(
     Returns
     -------
     DataFrame
-        The claims columns plus ``archive_verdict`` and ``archive_scale``, papers in the order of
-        :data:`bnstudy.studies.claims.PAPERS`.
+        The claims columns plus ``archive_verdict``, ``archive_scale``, ``archive_ours`` (the
+        archived run's value) and ``archive_note`` (the archived run's notes, or why the claim
+        has no verdict there), papers in the order of :data:`bnstudy.studies.claims.PAPERS`.
     """
     unknown = sorted(set(claims) - set(PAPERS))
     if unknown:
@@ -127,10 +132,18 @@ def scorecard(
         if other is None or other.empty:
             table["archive_verdict"] = NOT_RUN
             table["archive_scale"] = ""
+            table["archive_ours"] = ""
+            table["archive_note"] = f"no archived run of {paper} at another scale"
         else:
-            verdicts = other.set_index("claim_id")["verdict"]
-            table["archive_verdict"] = table["claim_id"].map(verdicts).fillna(NOT_RUN)
+            by_id = other.set_index("claim_id")
+            table["archive_verdict"] = table["claim_id"].map(by_id["verdict"]).fillna(NOT_RUN)
             table["archive_scale"] = str(other["scale"].iloc[0])
+            table["archive_ours"] = table["claim_id"].map(by_id["ours"]).fillna("")
+            table["archive_note"] = (
+                table["claim_id"]
+                .map(by_id["notes"].fillna(""))
+                .fillna("not in the archived claims table")
+            )
         frames.append(table)
     if not frames:
         raise ValueError("no claims tables given")
@@ -162,6 +175,13 @@ def _relative(evidence: str, base: str) -> str:
     """A link from ``base`` (the folder of the page) to ``evidence``; Markdown tables for CSVs."""
     target = evidence[:-4] + ".md" if evidence.endswith(".csv") else evidence
     return os.path.relpath(target, base) if evidence else ""
+
+
+def _archived_cell(r) -> str:
+    """The archived verdict with the archived value, or with why there is none."""
+    if r.archive_verdict == NOT_RUN or r.archive_verdict == "not tested":
+        return f"{r.archive_verdict} ({r.archive_note})" if r.archive_note else r.archive_verdict
+    return f"{r.archive_verdict} (ours: {r.archive_ours})" if r.archive_ours else r.archive_verdict
 
 
 def render_markdown(card: pd.DataFrame, deviations: pd.DataFrame, *, base: str = "reports") -> str:
@@ -203,7 +223,7 @@ def render_markdown(card: pd.DataFrame, deviations: pd.DataFrame, *, base: str =
         for r in group.itertuples(index=False):
             verdict = r.verdict + (" (calibrated)" if r.calibrated else "")
             link = f"[{os.path.basename(r.evidence)}]({_relative(r.evidence, base)})"
-            cells = [r.claim, r.source, r.paper_value, r.ours, verdict, r.archive_verdict]
+            cells = [r.claim, r.source, r.paper_value, r.ours, verdict, _archived_cell(r)]
             cells += [r.notes, link if r.evidence else ""]
             lines.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
         dev = deviations[deviations["paper"] == paper]
