@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
-from conftest import brute_force
 
 from bnstudy.mrf import (
+    BinaryPairwiseMRF,
     BlockGibbsSampler,
+    PairwiseGraph,
     agreement_counts,
     binary_tree,
     edge_agreement_probabilities,
@@ -25,6 +28,19 @@ from bnstudy.mrf import (
 )
 from bnstudy.mrf.exact import _log_zhat_and_grad
 from bnstudy.mrf.model import logit
+
+
+def all_states(p: int) -> np.ndarray:
+    """Every state of ``p`` binary nodes, ``(2^p, p)`` int8 (independent of the library's code)."""
+    return np.array(list(itertools.product((0, 1), repeat=p)), dtype=np.int8)
+
+
+def brute_force(graph: PairwiseGraph, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All states and their exact probabilities, from the unnormalised measure alone."""
+    states = all_states(graph.n_nodes)
+    logp = BinaryPairwiseMRF(graph, theta).log_unnormalized(states)
+    p = np.exp(logp - logp.max())
+    return states, p / p.sum()
 
 
 def _theta(graph, seed=0, lo=0.05, hi=0.95):
