@@ -176,11 +176,41 @@ def _sampler_work(settings: Mapping) -> float:
     return float(work)
 
 
+def mrf_block_replicates(c: Mapping, simulation: str, block) -> int:
+    """Replicates of one ``fit_mrf`` job (workflow/rules/common.smk: mrf_block_reps)."""
+    cfg = c["mrf"][simulation]
+    size = int(cfg["replicates_per_job"])
+    return max(0, min(size, int(cfg["replicates"]) - int(block) * size))
+
+
+def mrf_run_work(c: Mapping, simulation: str, estimator: str, n: int) -> float:
+    """Work of one run (one replicate at training size ``n``), in node-updates.
+
+    MLE and oracle: PCD sweeps of the particles (the data enter as statistics, so ``n`` does not
+    count). The samplers, per step: MH_AuxVar sweeps ``n`` auxiliary chains ``particle_sweeps``
+    times for each of ``M`` proposals per edge and each of the ``S`` phi proposals, and refits by
+    ``step_iter`` PCD iterations; Gibbs_SBA refits by ``step_iter`` PCD iterations; Gibbs_ExactL
+    and the tree's DP sampler update every edge (taken as nodes).
+    """
+    nodes = mrf_nodes(c, simulation)
+    pcd = c["mrf"]["pcd"]
+    if estimator in ("mle", "oracle"):
+        return nodes * _pcd_work(c)
+    s = c["mrf"][simulation].get(estimator, {})
+    steps = s.get("n_steps", 1)
+    refit = pcd["step_iter"] * pcd["n_particles"] * nodes
+    if estimator == "mh_auxvar":
+        proposals = nodes * 1.5 * s["n_proposals"] + s["n_phi_steps"]  # edges ~ 1.5 nodes
+        return steps * (proposals * s["particle_sweeps"] * n * nodes + refit)
+    if estimator == "gibbs_sba":
+        return steps * refit
+    return steps * nodes * s.get("truncation", 1)
+
+
 def _fit_mrf(w: Mapping, c: Mapping) -> float:
     sim, est = w["simulation"], w["estimator"]
-    if est in ("mle", "oracle"):  # PCD: Gibbs sweeps of the particles; data enter as statistics
-        return mrf_nodes(c, sim) * _pcd_work(c)
-    return mrf_nodes(c, sim) * _sampler_work(c["mrf"][sim].get(est, {}))
+    reps = mrf_block_replicates(c, sim, w["block"])
+    return reps * sum(mrf_run_work(c, sim, est, n) for n in c["mrf"][sim]["sample_sizes"])
 
 
 def _simulate_mrf_data(w: Mapping, c: Mapping) -> float:
@@ -253,7 +283,7 @@ SIZES: dict[str, SizeRule] = {
     "fit_mrf": SizeRule(
         _fit_mrf,
         ("estimator", "simulation"),
-        "nodes x PCD iterations x particles (MLEs); nodes x steps x inner loops (samplers)",
+        "replicates x sum over n of a run's node-updates (bench: mrf_run_work)",
     ),
     "simulate_mrf_data": SizeRule(
         _simulate_mrf_data, ("simulation",), "nodes x (largest n + n_test) x Gibbs sweeps"

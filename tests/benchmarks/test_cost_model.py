@@ -272,3 +272,30 @@ def test_prediction_is_set_beside_the_archived_run(tmp_path):
     assert out.loc["total", "measured_h"] == pytest.approx(2.01)
     assert out.loc["total", "ratio"] == pytest.approx(4.5 / 2.01)
     assert cm.archived_times(tmp_path / "none").empty
+
+
+def test_mrf_job_size_counts_the_block_and_every_training_size():
+    mrf = {
+        "pcd": {"n_iter": 10, "n_particles": 5, "step_iter": 2},
+        "small_grid": {
+            "side": 4,
+            "replicates": 12,
+            "replicates_per_job": 5,
+            "sample_sizes": [100, 300],
+            "mh_auxvar": {"n_steps": 3, "n_proposals": 5, "n_phi_steps": 4, "particle_sweeps": 2},
+        },
+    }
+    c = {"mrf": mrf}
+    assert [cm.mrf_block_replicates(c, "small_grid", b) for b in (0, 1, 2)] == [5, 5, 2]
+    w = {"simulation": "small_grid", "estimator": "mh_auxvar", "block": "2"}
+    runs = cm.mrf_run_work(c, "small_grid", "mh_auxvar", 100) + cm.mrf_run_work(
+        c, "small_grid", "mh_auxvar", 300
+    )
+    assert cm.job_size("fit_mrf", w, c) == 2 * runs
+    # the auxiliary chains grow with n, the refit does not
+    refit = 3 * 2 * 5 * 16
+    assert cm.mrf_run_work(c, "small_grid", "mh_auxvar", 300) - refit == pytest.approx(
+        3 * (cm.mrf_run_work(c, "small_grid", "mh_auxvar", 100) - refit)
+    )
+    mle = {"simulation": "small_grid", "estimator": "mle", "block": "0"}
+    assert cm.job_size("fit_mrf", mle, c) == 5 * 2 * 16 * 10 * 5  # PCD: n does not count
