@@ -70,6 +70,20 @@ def test_scorecard_gives_the_archived_value_or_why_there_is_none(card):
     assert f"| {NOT_RUN} (no archived run of tan at another scale) |" in page
 
 
+def test_claims_tables_carry_the_archived_columns_except_at_the_archived_scale(tmp_path):
+    from bnstudy.studies.scorecard import with_archived_claims
+
+    ours = _claims("em", ["agrees", "disagrees"])
+    assert with_archived_claims(ours, "em", [], "") is ours  # the archived run itself
+    none = with_archived_claims(ours, "em", [], "paper_cpu")
+    assert set(none["archive_verdict"]) == {NOT_RUN}
+    path = tmp_path / "claims.csv"
+    _claims("em", ["disagrees"], scale="paper_cpu").to_csv(path, index=False)
+    both = with_archived_claims(ours, "em", [str(path)], "paper_cpu")
+    assert list(both["archive_verdict"]) == ["disagrees", NOT_RUN]
+    assert list(both.columns[: len(ours.columns)]) == list(ours.columns)
+
+
 def read_deviations_empty():
     return pd.DataFrame(columns=["paper", "kind", "item", "the paper", "the study", "where"])
 

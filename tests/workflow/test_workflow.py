@@ -50,6 +50,9 @@ def test_smoke_scorecard_opens_the_report(smoke_run):
     for paper in ("tan", "em", "mrf", "lsbn"):
         claims = pd.read_csv(smoke_run / "reports" / paper / "tables" / "claims.csv")
         assert card[card["paper"] == paper]["claim_id"].tolist() == claims["claim_id"].tolist()
+        # each paper's claims table sets the paper-scale verdict beside its own (none archived)
+        assert set(claims["archive_verdict"]) == {"not run at this scale"}
+        assert set(claims["archive_note"]) == {f"no archived run of {paper} at another scale"}
     markdown = (smoke_run / "reports" / "scorecard.md").read_text()
     assert markdown.index("## tan") < markdown.index("## lsbn")
     assert "Deviations from the paper (mrf)" in markdown

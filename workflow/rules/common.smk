@@ -13,6 +13,10 @@ from bnstudy.structure.lsbn import GLOBAL_LEARNERS, LOCAL_LEARNERS
 from bnstudy.structure.lsbn import settings_from_config as lsbn_settings_from_config
 from bnstudy.studies.em.runner import job_design
 from bnstudy.studies.mrf.experiments import ESTIMATORS as MRF_ESTIMATORS
+
+# study_scale: the scale of this run (the config file's name), a param of every claims rule;
+# archived_claims: the paper-scale claims tables that exist (bnstudy.studies.scorecard).
+from bnstudy.studies.scorecard import ARCHIVE_SCALE, archived_claims, study_scale
 from bnstudy.studies.mrf.experiments import FROM_MLE as MRF_FROM_MLE
 from bnstudy.studies.mrf.experiments import SIMULATIONS as MRF_SIMULATIONS
 from bnstudy.studies.tan.names import ML_MODELS as TAN_ML_MODELS
@@ -26,6 +30,23 @@ def config_source():
     """The one file the config of this run comes from (see the Snakefile)."""
     files = workflow.overwrite_configfiles
     return str(files[0]) if files else "config/config.yaml"
+
+
+def archive_scale():
+    """The archived scale set beside this run's claims ("" in a run at that scale itself)."""
+    return "" if study_scale([config_source()]) == ARCHIVE_SCALE else ARCHIVE_SCALE
+
+
+def scorecard_archive():
+    """The archived claims tables (archive/paper_cpu/<paper>/tables/claims.csv) that exist, per
+    paper, to set beside this run's; none in a run at the archived scale."""
+    return archived_claims() if archive_scale() else {}
+
+
+def paper_archive(paper):
+    """The archived claims table of one paper, as a list of zero or one path (an input)."""
+    path = scorecard_archive().get(paper)
+    return [path] if path else []
 
 
 validate(config, schema="../schemas/config.schema.yaml")

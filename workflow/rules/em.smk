@@ -258,6 +258,7 @@ rule make_table_em_claims:
         metrics=table("em", "error_metrics")["csv"],
         paper3="workflow/published/em_table3.tsv",
         catalog="workflow/published/claims.tsv",
+        archived=lambda wildcards: paper_archive("em"),
     output:
         csv=report(
             table("em", "claims")["csv"],
@@ -278,6 +279,7 @@ rule make_table_em_claims:
     params:
         code=code_version("make_table_em_claims.py"),
         scale=lambda wildcards: study_scale([config_source()]),
+        archive_scale=lambda wildcards: archive_scale(),
     message:
         "Checking the EM paper's claims"
     script:

@@ -225,6 +225,7 @@ rule make_table_lsbn_claims:
     input:
         runs="reports/lsbn/tables/runs.csv",
         catalog="workflow/published/claims.tsv",
+        archived=lambda wildcards: paper_archive("lsbn"),
     output:
         csv=report(
             table("lsbn", "claims")["csv"],
@@ -245,6 +246,7 @@ rule make_table_lsbn_claims:
     params:
         code=code_version("make_table_lsbn_claims.py"),
         scale=lambda wildcards: study_scale([config_source()]),
+        archive_scale=lambda wildcards: archive_scale(),
     message:
         "Checking the LSBN paper's claims"
     script:

@@ -285,6 +285,7 @@ rule make_table_mrf_claims:
         runtime=table("mrf", "table1_runtime")["csv"],
         senate=table("mrf", "table2_senate")["csv"],
         catalog="workflow/published/claims.tsv",
+        archived=lambda wildcards: paper_archive("mrf"),
     output:
         csv=report(
             table("mrf", "claims")["csv"],
@@ -305,6 +306,7 @@ rule make_table_mrf_claims:
     params:
         code=code_version("make_table_mrf_claims.py"),
         scale=lambda wildcards: study_scale([config_source()]),
+        archive_scale=lambda wildcards: archive_scale(),
     message:
         "Checking the MRF paper's claims"
     script:

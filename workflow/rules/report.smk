@@ -1,19 +1,6 @@
 # Tables of the report. Each table is written twice from one dataframe (CSV + Markdown);
 # `snakemake --report reports/report.html` collects every output wrapped in report(...).
 
-# study_scale: the scale of this run (the config file's name), a param of every claims rule;
-# archived_claims: the paper-scale claims tables (archive/paper_cpu/<paper>/tables/claims.csv)
-# that exist.
-from bnstudy.studies.scorecard import ARCHIVE_SCALE, archived_claims, study_scale
-
-
-def scorecard_archive():
-    """The archived claims the scorecard sets beside this run's: none in the archived run itself."""
-    if study_scale([config_source()]) == ARCHIVE_SCALE:
-        return {}
-    return archived_claims()
-
-
 # Every prepared dataset: sizes, features, classes, states per feature, checksums re-verified.
 rule summarize_datasets:
     input:

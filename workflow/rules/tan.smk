@@ -164,6 +164,7 @@ rule make_table_tan_claims:
         selected=table("tan", "selected_settings")["csv"],
         runs="results/tan/runs.csv",
         catalog="workflow/published/claims.tsv",
+        archived=lambda wildcards: paper_archive("tan"),
     output:
         csv=report(
             table("tan", "claims")["csv"],
@@ -184,6 +185,7 @@ rule make_table_tan_claims:
     params:
         code=code_version("make_table_tan_claims.py"),
         scale=lambda wildcards: study_scale([config_source()]),
+        archive_scale=lambda wildcards: archive_scale(),
     message:
         "Checking the TAN paper's claims"
     script:

@@ -1,6 +1,7 @@
 """Reed & Mengshoel (2014): the paper's claims checked on our runs, in the claims contract.
 
-Outputs: ``reports/em/tables/claims.{csv,md}``.
+With the archived paper-scale verdict, value and notes beside each claim (none in a run at
+that scale itself). Outputs: ``reports/em/tables/claims.{csv,md}``.
 """
 
 import logging
@@ -11,11 +12,12 @@ from bnstudy.logs import configure_logging
 from bnstudy.report import write_table
 from bnstudy.studies.claims import read_catalog, tally
 from bnstudy.studies.em.claims import paper_claims
+from bnstudy.studies.scorecard import with_archived_claims
 
 logger = logging.getLogger(__name__)
 
 
-def main(table3, table4, metrics, paper3, catalog, scale, csv, md) -> None:
+def main(table3, table4, metrics, paper3, catalog, scale, archived, archive_scale, csv, md) -> None:
     claims = paper_claims(
         read_catalog(catalog, "em"),
         pd.read_csv(table3, keep_default_na=False, na_values=[""]).fillna({"network": ""}),
@@ -24,6 +26,7 @@ def main(table3, table4, metrics, paper3, catalog, scale, csv, md) -> None:
         pd.read_csv(paper3, sep="\t", comment="#"),
         scale=scale,
     )
+    claims = with_archived_claims(claims, "em", archived, archive_scale)
     write_table(claims, csv, md, title="Reed & Mengshoel (2014): the paper's claims on our runs")
     logger.info("%s", tally(claims["verdict"]))
 
@@ -37,6 +40,8 @@ if __name__ == "__main__":
         snakemake.input.paper3,
         snakemake.input.catalog,
         snakemake.params.scale,
+        snakemake.input.archived,
+        snakemake.params.archive_scale,
         snakemake.output.csv,
         snakemake.output.md,
     )

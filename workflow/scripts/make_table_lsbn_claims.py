@@ -1,6 +1,7 @@
 """LSBN: the paper's claims checked on our runs, in the claims contract.
 
-Outputs: ``reports/lsbn/tables/claims.{csv,md}``.
+With the archived paper-scale verdict, value and notes beside each claim (none in a run at
+that scale itself). Outputs: ``reports/lsbn/tables/claims.{csv,md}``.
 """
 
 import logging
@@ -11,12 +12,14 @@ from bnstudy.logs import configure_logging
 from bnstudy.report import write_table
 from bnstudy.studies.claims import read_catalog, tally
 from bnstudy.studies.lsbn.claims import paper_claims
+from bnstudy.studies.scorecard import with_archived_claims
 
 logger = logging.getLogger(__name__)
 
 
-def main(runs, catalog, scale, csv, md) -> None:
+def main(runs, catalog, scale, archived, archive_scale, csv, md) -> None:
     claims = paper_claims(read_catalog(catalog, "lsbn"), pd.read_csv(runs), scale=scale)
+    claims = with_archived_claims(claims, "lsbn", archived, archive_scale)
     write_table(claims, csv, md, title="LSBN: the paper's claims on our runs")
     logger.info("%s", tally(claims["verdict"]))
 
@@ -27,6 +30,8 @@ if __name__ == "__main__":
         snakemake.input.runs,
         snakemake.input.catalog,
         snakemake.params.scale,
+        snakemake.input.archived,
+        snakemake.params.archive_scale,
         snakemake.output.csv,
         snakemake.output.md,
     )

@@ -26,7 +26,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from bnstudy.studies.claims import COLUMNS, PAPERS, VERDICTS, read_paper_table, tally
+from bnstudy.studies.claims import (
+    COLUMNS,
+    PAPERS,
+    VERDICTS,
+    read_claims,
+    read_paper_table,
+    tally,
+)
 
 __all__ = [
     "ARCHIVE_SCALE",
@@ -34,12 +41,14 @@ __all__ = [
     "NOT_RUN",
     "PAPER_TITLES",
     "archived_claims",
+    "beside_archive",
     "read_deviations",
     "render_markdown",
     "render_rst",
     "scorecard",
     "study_scale",
     "tally_table",
+    "with_archived_claims",
 ]
 
 #: The verdict shown for a claim at a scale that was not run (or has no archived claims table).
@@ -127,27 +136,45 @@ def scorecard(
             raise ValueError(f"claims table of {paper!r}: missing columns {missing}")
         if (table["paper"] != paper).any():
             raise ValueError(f"claims table of {paper!r} holds rows of another paper")
-        table = table[list(COLUMNS)].copy()
-        other = archived.get(paper)
-        if other is None or other.empty:
-            table["archive_verdict"] = NOT_RUN
-            table["archive_scale"] = ""
-            table["archive_ours"] = ""
-            table["archive_note"] = f"no archived run of {paper} at another scale"
-        else:
-            by_id = other.set_index("claim_id")
-            table["archive_verdict"] = table["claim_id"].map(by_id["verdict"]).fillna(NOT_RUN)
-            table["archive_scale"] = str(other["scale"].iloc[0])
-            table["archive_ours"] = table["claim_id"].map(by_id["ours"]).fillna("")
-            table["archive_note"] = (
-                table["claim_id"]
-                .map(by_id["notes"].fillna(""))
-                .fillna("not in the archived claims table")
-            )
-        frames.append(table)
+        frames.append(beside_archive(table[list(COLUMNS)], archived.get(paper), paper))
     if not frames:
         raise ValueError("no claims tables given")
     return pd.concat(frames, ignore_index=True)
+
+
+def beside_archive(table: pd.DataFrame, other: pd.DataFrame | None, paper: str) -> pd.DataFrame:
+    """A paper's claims with the archived run's verdict, value and notes beside each claim.
+
+    Adds ``archive_verdict``, ``archive_scale``, ``archive_ours`` and ``archive_note`` (the
+    archived notes, or why the claim has no archived verdict: :data:`NOT_RUN` with the reason).
+    ``other`` is the archived claims table of ``paper``, or None where none is archived.
+    """
+    table = table.copy()
+    if other is None or other.empty:
+        table["archive_verdict"] = NOT_RUN
+        table["archive_scale"] = ""
+        table["archive_ours"] = ""
+        table["archive_note"] = f"no archived run of {paper} at another scale"
+        return table
+    by_id = other.set_index("claim_id")
+    table["archive_verdict"] = table["claim_id"].map(by_id["verdict"]).fillna(NOT_RUN)
+    table["archive_scale"] = str(other["scale"].iloc[0])
+    table["archive_ours"] = table["claim_id"].map(by_id["ours"]).fillna("")
+    table["archive_note"] = (
+        table["claim_id"].map(by_id["notes"].fillna("")).fillna("not in the archived claims table")
+    )
+    return table
+
+
+def with_archived_claims(
+    claims: pd.DataFrame, paper: str, archived: Sequence[str], archive_scale: str
+) -> pd.DataFrame:
+    """A claims table to write: the archived columns of :func:`beside_archive` added, unless
+    ``archive_scale`` is empty (a run at the archived scale itself). ``archived``: the archived
+    claims table's path, or nothing where none is archived."""
+    if not archive_scale:
+        return claims
+    return beside_archive(claims, read_claims(archived[0]) if archived else None, paper)
 
 
 def tally_table(card: pd.DataFrame) -> pd.DataFrame:
