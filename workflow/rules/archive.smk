@@ -5,30 +5,14 @@
 # `rule all`. Each part copies its reports into archive/<name>/<part>/ beside a manifest (commit,
 # config hash, machine, time per rule). They run where Snakemake runs (workflow/rules/cluster.smk).
 
-from bnstudy.studies.claims import PAPERS
-
-ARCHIVE_NAME = Path(config_source()).stem
-
-
-def archive_part(part):
-    """The manifest of one part of this config's archive."""
-    return f"archive/{ARCHIVE_NAME}/{part}/manifest.json"
-
-
-def paper_rules(paper):
-    """The rules a paper's part times: those of workflow/rules/<paper>.smk."""
-    return sorted(
-        r.name for r in workflow.rules if Path(r.snakefile).name == f"{paper}.smk"
-    )
-
-
 for _paper in PAPERS:
 
     rule:
         name:
             f"archive_{_paper}"
         input:
-            getattr(rules, _paper).input,
+            targets=getattr(rules, _paper).input,
+            claims=table(_paper, "claims")["csv"],
         output:
             manifest=archive_part(_paper),
         log:
@@ -41,7 +25,8 @@ for _paper in PAPERS:
             name=ARCHIVE_NAME,
             part=_paper,
             config_file=config_source(),
-            reports=f"reports/{_paper}",
+            # reports/<paper>: the folder of the paper's tables/ (and figures/)
+            reports=lambda wildcards, input: str(Path(input.claims).parent.parent),
             exclude=[],
             rules=paper_rules(_paper),
             parts={},

@@ -12,6 +12,7 @@ from bnstudy.provenance import code_version as _code_version
 from bnstudy.structure.lsbn import GLOBAL_LEARNERS, LOCAL_LEARNERS
 from bnstudy.structure.lsbn import settings_from_config as lsbn_settings_from_config
 from bnstudy.studies.em.runner import job_design
+from bnstudy.studies.claims import PAPERS
 from bnstudy.studies.mrf.experiments import ESTIMATORS as MRF_ESTIMATORS
 
 # study_scale: the scale of this run (the config file's name), a param of every claims rule;
@@ -47,6 +48,22 @@ def paper_archive(paper):
     """The archived claims table of one paper, as a list of zero or one path (an input)."""
     path = scorecard_archive().get(paper)
     return [path] if path else []
+
+
+# The archive of this config's run (workflow/rules/archive.smk): archive/<config name>/<part>/.
+ARCHIVE_NAME = Path(config_source()).stem
+
+
+def archive_part(part):
+    """The manifest of one part of this config's archive."""
+    return f"archive/{ARCHIVE_NAME}/{part}/manifest.json"
+
+
+def paper_rules(paper):
+    """The rules a paper's part times: those of workflow/rules/<paper>.smk."""
+    return sorted(
+        r.name for r in workflow.rules if Path(r.snakefile).name == f"{paper}.smk"
+    )
 
 
 validate(config, schema="../schemas/config.schema.yaml")

@@ -1,6 +1,7 @@
 # Tables of the report. Each table is written twice from one dataframe (CSV + Markdown);
 # `snakemake --report reports/report.html` collects every output wrapped in report(...).
 
+
 # Every prepared dataset: sizes, features, classes, states per feature, checksums re-verified.
 rule summarize_datasets:
     input:
