@@ -11,18 +11,18 @@ from bnstudy.data.registry import DATASETS, NETWORKS, RAW_FILES
 from bnstudy.provenance import code_version as _code_version
 from bnstudy.structure.lsbn import GLOBAL_LEARNERS, LOCAL_LEARNERS
 from bnstudy.structure.lsbn import settings_from_config as lsbn_settings_from_config
-from bnstudy.studies.em.runner import job_design
 from bnstudy.studies.claims import PAPERS
+from bnstudy.studies.em.runner import job_design
+from bnstudy.studies.em.trials import EMSettings
 from bnstudy.studies.mrf.experiments import ESTIMATORS as MRF_ESTIMATORS
-
-# study_scale: the scale of this run (the config file's name), a param of every claims rule;
-# archived_claims: the paper-scale claims tables that exist (bnstudy.studies.scorecard).
-from bnstudy.studies.scorecard import ARCHIVE_SCALE, archived_claims, study_scale
 from bnstudy.studies.mrf.experiments import FROM_MLE as MRF_FROM_MLE
 from bnstudy.studies.mrf.experiments import SIMULATIONS as MRF_SIMULATIONS
+
+# study_scale: the scale of this run (the config file's name), a param of every claims rule;
+# archived_claims: the paper-scale claims tables that exist, set beside this run's.
+from bnstudy.studies.scorecard import ARCHIVE_SCALE, archived_claims, study_scale
 from bnstudy.studies.tan.names import ML_MODELS as TAN_ML_MODELS
 from bnstudy.studies.tan.names import MODELS as TAN_MODELS
-from bnstudy.studies.em.trials import EMSettings
 from bnstudy.utils import derive_seed
 from bnstudy.workflow_config import check_config
 
