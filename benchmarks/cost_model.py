@@ -41,7 +41,9 @@ Method
 *Checked against a run.* ``--against archive/<name>`` (an archive written by the ``archive_<paper>``
 targets of the same config) prints, for the papers archived there, the predicted CPU-hours beside
 the measured ones of each rule (summed from the run's benchmark files, as the manifests record
-them) and their ratio.
+them) and their ratio. ``--against-run DIR`` does the same for a run of the last config that has
+not finished (or was not archived): the benchmark files under ``DIR`` (its ``logs/benchmarks``),
+each job's prediction beside its measured time, summed per rule.
 
 CPU time is the benchmark's ``cpu_time`` (user + system of the job's processes, so threads are
 counted), or its wall time ``s`` where ``cpu_time`` is missing. Predictions from a tiny run (the
@@ -583,6 +585,38 @@ def compare_with_archive(table: pd.DataFrame, measured: pd.DataFrame) -> pd.Data
     return out[["paper", "rule", "jobs", "measured_jobs", "predicted_h", "measured_h", "ratio"]]
 
 
+def compare_with_run(
+    calibration: Sequence[Measured],
+    run: Sequence[Measured],
+    config: Mapping,
+    papers: Mapping[str, str],
+) -> pd.DataFrame:
+    """Predicted beside measured CPU-hours for the jobs a run of ``config`` has finished.
+
+    Each job of ``run`` (its benchmark files, :func:`measure`) is predicted from ``calibration``
+    alone, so that a partly finished run checks the model job by job; the sums per paper
+    (``papers``: rule -> paper) and rule are set side by side as in :func:`compare_with_archive`.
+    """
+    if not run:
+        raise ValueError("the run has no benchmark file of a rule of the workflow")
+    run = [
+        Measured(Job(m.job.rule, m.job.wildcards, papers.get(m.job.rule, "shared")), m.cpu, m.size)
+        for m in run
+    ]
+    pred = predict(calibration, [m.job for m in run], config)
+    table = summarize(pred, calibration)
+    measured = pd.DataFrame(
+        {
+            "paper": [m.job.paper for m in run],
+            "rule": [m.job.rule for m in run],
+            "measured_jobs": 1,
+            "measured_h": [m.cpu / 3600 for m in run],
+        }
+    )
+    measured = measured.groupby(["paper", "rule"], as_index=False).sum()
+    return compare_with_archive(table, measured)
+
+
 # ---------------------------------------------------------------------------- the DAG
 def plan(configfile: Path, *, repo: Path = REPO, dag: bool = True) -> dict:
     """Jobs (rule, wildcards, paper), benchmark patterns and effective config of one config.
@@ -647,6 +681,7 @@ def _plan_in_process(configfile: str, workdir: str, out: str, dag: str) -> None:
                 {
                     "jobs": [{**j, "paper": paper[j["rule"]]} for j in jobs],
                     "patterns": patterns,
+                    "papers": paper,
                     "config": dict(workflow.config),
                 },
                 default=str,
@@ -666,12 +701,14 @@ def run(
     startup: float | None = None,
     repo: Path = REPO,
     against: Path | None = None,
+    against_run: Path | None = None,
 ) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
     """Tables per rule and per paper for every config in ``configs``.
 
     ``runs`` are the measured runs, each (its config file, its benchmark folder); with runs of
     several sizes, the startup of a group is fitted on its jobs of every run. ``against``: an
-    archive of a run of the (last) config, whose measured time is printed beside the prediction.
+    archive of a run of the (last) config, whose measured time is printed beside the prediction;
+    ``against_run``: the benchmark folder of such a run, finished or not (job by job).
     """
     measured: list[Measured] = []
     for configfile, bench_dir in runs:
@@ -704,6 +741,13 @@ def run(
         table = out[str(configs[-1])][0]
         print(f"\n## {configs[-1]}: predicted against the run archived in {against}\n")
         print(_fmt(compare_with_archive(table, archived)))
+    if against_run is not None:
+        target = plan(configs[-1], repo=repo, dag=False)
+        done, _ = measure(against_run, target["patterns"], target["config"])
+        print(
+            f"\n## {configs[-1]}: predicted against the {len(done)} jobs measured in {against_run}\n"
+        )
+        print(_fmt(compare_with_run(measured, done, target["config"], target["papers"])))
     return out
 
 
@@ -731,12 +775,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=None,
         help="archive/<name> of a run of the last --config: measured time beside the prediction",
     )
+    parser.add_argument(
+        "--against-run",
+        type=Path,
+        default=None,
+        help="logs/benchmarks of a run of the last --config, finished or not: job by job",
+    )
     args = parser.parse_args(argv)
     runs = [(Path(c), Path(d)) for c, d in args.measured]
     for path in [*(c for c, _ in runs), *args.config]:
         if not path.is_file():
             raise SystemExit(f"config file {path} does not exist")
-    run(runs, args.config, startup=args.startup, against=args.against)
+    run(runs, args.config, startup=args.startup, against=args.against, against_run=args.against_run)
 
 
 if __name__ == "__main__":

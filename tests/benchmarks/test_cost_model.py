@@ -299,3 +299,21 @@ def test_mrf_job_size_counts_the_block_and_every_training_size():
     )
     mle = {"simulation": "small_grid", "estimator": "mle", "block": "0"}
     assert cm.job_size("fit_mrf", mle, c) == 5 * 2 * 16 * 10 * 5  # PCD: n does not count
+
+
+def test_prediction_is_set_beside_an_unfinished_run_job_by_job():
+    calibration = [
+        cm.Measured(cm.Job("run_em_mini_adapt", {}), 10.0, 10.0),
+        cm.Measured(cm.Job("run_em_mini_adapt", {}), 20.0, 20.0),
+    ]
+    config = {"em": {"mini_adapt": {"trials": 40, "n_samples": 2}}}  # size 80 per job
+    run = [cm.Measured(cm.Job("run_em_mini_adapt", {"o": o}), 120.0, 80.0) for o in ("a", "b")]
+    out = cm.compare_with_run(calibration, run, config, {"run_em_mini_adapt": "em"})
+    row = out.set_index("rule").loc["run_em_mini_adapt"]
+    assert row["paper"] == "em" and row["jobs"] == 2 and row["measured_jobs"] == 2
+    # the startup fitted on the calibration is 0 (time = size): 80 s per job, 120 measured
+    assert row["predicted_h"] == pytest.approx(160 / 3600)
+    assert row["measured_h"] == pytest.approx(240 / 3600)
+    assert row["ratio"] == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="no benchmark file"):
+        cm.compare_with_run(calibration, [], config, {})
