@@ -538,7 +538,7 @@ def archived_times(archive: Path) -> pd.DataFrame:
     rows = []
     for path in sorted(Path(archive).glob("*/manifest.json")):
         manifest = json.loads(path.read_text())
-        if manifest.get("part", "study") == "study":
+        if manifest["part"] == "study":
             continue
         for r in manifest["time"]["per_rule"]:
             rows.append(
@@ -599,16 +599,12 @@ def compare_with_run(
     """
     if not run:
         raise ValueError("the run has no benchmark file of a rule of the workflow")
-    run = [
-        Measured(Job(m.job.rule, m.job.wildcards, papers.get(m.job.rule, "shared")), m.cpu, m.size)
-        for m in run
-    ]
-    pred = predict(calibration, [m.job for m in run], config)
-    table = summarize(pred, calibration)
+    jobs = [Job(m.job.rule, m.job.wildcards, papers.get(m.job.rule, "shared")) for m in run]
+    table = summarize(predict(calibration, jobs, config), calibration)
     measured = pd.DataFrame(
         {
-            "paper": [m.job.paper for m in run],
-            "rule": [m.job.rule for m in run],
+            "paper": [j.paper for j in jobs],
+            "rule": [j.rule for j in jobs],
             "measured_jobs": 1,
             "measured_h": [m.cpu / 3600 for m in run],
         }

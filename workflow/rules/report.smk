@@ -130,7 +130,7 @@ rule make_scorecard:
         mem_mb=500,
     params:
         code=code_version("make_scorecard.py"),
-        papers=["tan", "em", "mrf", "lsbn"],
+        papers=list(PAPERS),
         archived=lambda wildcards: scorecard_archive(),
     message:
         "The claims scorecard"
