@@ -190,8 +190,9 @@ def mrf_run_work(c: Mapping, simulation: str, estimator: str, n: int) -> float:
 
     MLE and oracle: PCD sweeps of the particles (the data enter as statistics, so ``n`` does not
     count). The samplers, per step: MH_AuxVar sweeps ``n`` auxiliary chains ``particle_sweeps``
-    times for each of ``M`` proposals per edge and each of the ``S`` phi proposals, and refits by
-    ``step_iter`` PCD iterations; Gibbs_SBA refits by ``step_iter`` PCD iterations; Gibbs_ExactL
+    times for each of ``M`` proposals per edge and each of the ``S`` phi proposals (with exact
+    particles: ``S`` draws from the enumerated states), and refits by ``step_iter`` PCD
+    iterations; Gibbs_SBA refits by ``step_iter`` PCD iterations; Gibbs_ExactL
     and the tree's DP sampler update every edge (taken as nodes).
     """
     nodes = mrf_nodes(c, simulation)
@@ -202,6 +203,11 @@ def mrf_run_work(c: Mapping, simulation: str, estimator: str, n: int) -> float:
     steps = s.get("n_steps", 1)
     refit = pcd["step_iter"] * pcd["n_particles"] * nodes
     if estimator == "mh_auxvar":
+        if s.get("particles", "gibbs") == "exact":
+            # moves of c cost O(1); a phi proposal draws n samples from the enumerated states
+            # (calibrated on the 4x4 grid: a tenth of the 2^(p-1) states plus 5 per sample)
+            draws = s["n_phi_steps"] * (2 ** (nodes - 1) / 10 + 5 * n)
+            return steps * (draws + nodes * 1.5 * s["n_proposals"] + refit)
         proposals = nodes * 1.5 * s["n_proposals"] + s["n_phi_steps"]  # edges ~ 1.5 nodes
         return steps * (proposals * s["particle_sweeps"] * n * nodes + refit)
     if estimator == "gibbs_sba":

@@ -299,6 +299,16 @@ def test_mrf_job_size_counts_the_block_and_every_training_size():
     )
     mle = {"simulation": "small_grid", "estimator": "mle", "block": "0"}
     assert cm.job_size("fit_mrf", mle, c) == 5 * 2 * 16 * 10 * 5  # PCD: n does not count
+    # exact particles: no sweeps; each phi proposal weighs the enumerated states and draws n
+    mrf["small_grid"]["mh_auxvar"] |= {"particles": "exact"}
+    slope = cm.mrf_run_work(c, "small_grid", "mh_auxvar", 300) - cm.mrf_run_work(
+        c, "small_grid", "mh_auxvar", 100
+    )
+    assert slope == pytest.approx(3 * 4 * 5 * 200)
+    mrf["small_grid"]["mh_auxvar"]["particle_sweeps"] = 20
+    assert cm.mrf_run_work(c, "small_grid", "mh_auxvar", 100) == pytest.approx(
+        3 * (4 * (2**15 / 10 + 5 * 100) + 16 * 1.5 * 5) + refit
+    )
 
 
 def test_prediction_is_set_beside_an_unfinished_run_job_by_job():

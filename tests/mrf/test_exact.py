@@ -26,7 +26,7 @@ from bnstudy.mrf import (
     sample_tree,
     tree_mle,
 )
-from bnstudy.mrf.exact import _log_zhat_and_grad
+from bnstudy.mrf.exact import EnumeratedAgreements, _log_zhat_and_grad
 from bnstudy.mrf.model import logit
 
 
@@ -177,3 +177,77 @@ def test_exact_mle_matches_moments(grid3):
 def test_enumeration_limit():
     with pytest.raises(ValueError, match="limited to"):
         log_partition(grid(5, 5), np.full(40, 0.5))
+
+
+# ---------------------------------------------------------------- exact auxiliary statistics
+
+
+def test_enumerated_agreements_match_brute_force(grid3):
+    """Marginals per edge and per group against brute force; a group's marginal is the sum of
+    its edges' marginals (the expected number of its edges that agree)."""
+    theta = _theta(grid3, 7)
+    w = logit(theta)
+    states, probs = brute_force(grid3, theta)
+    u, v = grid3.edges.T
+    agree = probs @ (states[:, u] == states[:, v])
+    ea = EnumeratedAgreements(grid3)
+    np.testing.assert_allclose(ea.marginals(w), agree, atol=1e-12)
+    groups = np.arange(grid3.n_edges) % 3
+    tied = ea.tied(groups)
+    assert tied.n_stats == 3
+    wg = np.array([-0.4, 0.3, 1.1])
+    theta_g = 1.0 / (1.0 + np.exp(-wg[groups]))
+    states, probs = brute_force(grid3, theta_g)
+    agree_g = np.bincount(groups, weights=probs @ (states[:, u] == states[:, v]))
+    np.testing.assert_allclose(tied.marginals(wg), agree_g, atol=1e-12)
+    # building it tied directly gives the same statistics
+    np.testing.assert_allclose(EnumeratedAgreements(grid3, groups).marginals(wg), agree_g)
+
+
+def test_enumerated_agreement_draws_match_exact_moments(grid4):
+    """Counts of n exact samples: mean n q and, per edge, binomial variance n q (1 - q)."""
+    theta = _theta(grid4, 8)
+    w = logit(theta)
+    ea = EnumeratedAgreements(grid4)
+    q = edge_agreement_probabilities(grid4, theta)
+    rng = np.random.default_rng(9)
+    n, reps = 50, 4000
+    draws = np.array([ea.draw_counts(w, n, rng=rng) for _ in range(reps)])
+    assert draws.shape == (reps, grid4.n_edges)
+    z = (draws.mean(axis=0) - n * q) / np.sqrt(n * q * (1 - q) / reps)
+    assert np.abs(z).max() < 4.5
+    np.testing.assert_allclose(draws.var(axis=0), n * q * (1 - q), rtol=0.15)
+    # tied counts are the per-group sums of the same kind of draw
+    groups = np.arange(grid4.n_edges) % 2
+    tied = ea.tied(groups)
+    wg = np.array([0.5, -0.2])
+    qg = tied.marginals(wg)
+    mean_g = np.mean([tied.draw_counts(wg, n, rng=rng) for _ in range(reps)], axis=0)
+    assert np.abs(mean_g - n * qg).max() < 4.5 * np.sqrt(n * grid4.n_edges / 2 / reps)
+
+
+def test_tilting_one_edge_gives_the_exchange_marginal(grid4):
+    """P(.; w + d e_i) = P(.; w) tilted by exp(d s_i): its edge-i marginal is q e^d / (q e^d + 1 - q),
+    what MH_AuxVar's exact exchange move draws its Binomial from."""
+    w = logit(_theta(grid4, 10))
+    ea = EnumeratedAgreements(grid4)
+    q = ea.marginals(w)
+    for i, d in [(0, 1.3), (7, -2.0), (23, 0.01)]:
+        w2 = w.copy()
+        w2[i] += d
+        tilt = q[i] * np.exp(d)
+        assert ea.marginals(w2)[i] == pytest.approx(tilt / (tilt + 1 - q[i]), rel=1e-10)
+
+
+def test_enumerated_agreements_errors(grid3):
+    with pytest.raises(ValueError, match="limited to"):
+        EnumeratedAgreements(grid(5, 5))
+    ea = EnumeratedAgreements(grid3)
+    with pytest.raises(ValueError, match="shape"):
+        ea.marginals(np.zeros(3))
+    with pytest.raises(ValueError, match="integer labels"):
+        ea.tied(np.zeros(5, dtype=int))
+    with pytest.raises(ValueError, match=">= 0"):
+        ea.tied(np.full(grid3.n_edges, -1))
+    with pytest.raises(ValueError, match="untied"):
+        ea.tied(np.zeros(grid3.n_edges, dtype=int)).tied(np.zeros(grid3.n_edges, dtype=int))

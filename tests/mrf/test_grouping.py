@@ -206,8 +206,27 @@ def test_two_groups_mle_and_oracle(two_group_grid):
                 "auxiliary": "exchange",
             },
         ),
+        (
+            mh_auxvar,
+            {
+                "n_steps": 25,
+                "burn_in": 5,
+                "n_phi_steps": 10,
+                "auxiliary": "exchange",
+                "particles": "exact",
+            },
+        ),
+        (mh_auxvar, {"n_steps": 25, "burn_in": 5, "n_phi_steps": 10, "particles": "exact"}),
     ],
-    ids=["gibbs_exactl", "gibbs_sba", "gibbs_sba_pooled", "mh_auxvar", "mh_auxvar_exchange"],
+    ids=[
+        "gibbs_exactl",
+        "gibbs_sba",
+        "gibbs_sba_pooled",
+        "mh_auxvar",
+        "mh_auxvar_exchange",
+        "mh_auxvar_exchange_exact",
+        "mh_auxvar_exact",
+    ],
 )
 def test_bayesian_estimators_beat_mle_on_small_n(two_group_grid, sampler, kwargs):
     """4x4 grid, 2 true groups (0.3, 0.75), n = 100: each estimator's MAE is below the MLE's.
@@ -273,6 +292,11 @@ def test_other_samplers_reject_bad_graphs():
         )
     with pytest.raises(ValueError, match="auxiliary"):
         mh_auxvar(grid(2, 2), np.zeros((3, 4)), rng=np.random.default_rng(0), auxiliary="x")
+    with pytest.raises(ValueError, match="particles"):
+        mh_auxvar(grid(2, 2), np.zeros((3, 4)), rng=np.random.default_rng(0), particles="x")
+    # exact particles on a graph too large to enumerate fail before any fit
+    with pytest.raises(ValueError, match="limited to"):
+        mh_auxvar(grid(5, 5), np.zeros((3, 25)), rng=np.random.default_rng(0), particles="exact")
 
 
 def test_kmeans_1d_and_initial_k():

@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 from scipy.special import betaln
 
-from bnstudy.mrf.exact import enumerate_agreements
+from bnstudy.mrf.exact import EnumeratedAgreements, enumerate_agreements
 from bnstudy.mrf.graph import PairwiseGraph
 from bnstudy.mrf.mle import PersistentContrastiveDivergence
 from bnstudy.mrf.model import THETA_EPS, agreement_counts, check_samples, check_theta, logit
@@ -931,6 +931,7 @@ def mh_auxvar(
     init_sweeps: int = 200,
     step_pcd_iter: int = 50,
     auxiliary: str = "moller",
+    particles: str = "gibbs",
     mle: np.ndarray | None = None,
     pcd_params: Mapping[str, Any] | None = None,
 ) -> GroupingResult:
@@ -957,7 +958,8 @@ def mh_auxvar(
     proposal ``Z*`` is ``particle_sweeps`` sweeps under ``theta*`` started from the current ``Z``
     (which differs from ``theta*`` in one edge), an approximation of an exact draw that the paper
     makes too (it cannot use perfect sampling); ``Z`` itself starts from ``init_sweeps`` sweeps under
-    ``theta~`` from the data.
+    ``theta~`` from the data. On a graph small enough to enumerate, ``particles="exact"`` draws them
+    exactly instead (see ``particles``).
 
     ``auxiliary="exchange"`` replaces the fixed auxiliary target ``P(.; theta~)`` by the current
     state, which gives the exchange algorithm of Murray et al. (2006): ``a = P~(X; theta*)
@@ -994,6 +996,14 @@ def mh_auxvar(
         ``"moller"``: the paper's auxiliary-variable ratio (Møller et al. 2006) with target
         ``P(.; theta~)`` for ``Z`` and ``P(.; phi~)`` for ``Y``; ``"exchange"``: Murray et al.'s
         exchange algorithm (see above).
+    particles : {"gibbs", "exact"}, default "gibbs"
+        ``"gibbs"``: auxiliary samples by ``particle_sweeps`` warm-started blocked-Gibbs sweeps (the
+        paper's approximation). ``"exact"``: exact, independent auxiliary samples on a graph small
+        enough to enumerate (:class:`bnstudy.mrf.exact.EnumeratedAgreements`; the 4x4 grid has
+        2^15 half-space states), which the paper could not use. Only their agreement counts enter
+        the ratios, so a draw is ``n`` inverse-CDF draws of a state; an exchange move of ``c``,
+        which changes one edge ``i``, needs only ``S_W,i ~ Binomial(n, q*_i)``, where ``q*_i`` is
+        the current exact marginal ``q_i`` tilted by ``exp(w*_i - w_i)``, so it costs O(1).
     mle : array_like of float, shape (E,), optional
         ``theta~``; computed by PCD when omitted.
     pcd_params : mapping, optional
@@ -1016,18 +1026,28 @@ def mh_auxvar(
     _check_run(n_steps, burn_in, alpha0)
     if auxiliary not in ("moller", "exchange"):
         raise ValueError(f"auxiliary must be 'moller' or 'exchange', got {auxiliary!r}")
+    if particles not in ("gibbs", "exact"):
+        raise ValueError(f"particles must be 'gibbs' or 'exact', got {particles!r}")
     exchange = auxiliary == "exchange"
+    # exact: enumerate before the (costly) MLE, so that a graph too large fails at once
+    enum = EnumeratedAgreements(graph) if particles == "exact" else None
     start = _ChainStart.prepare(graph, X, rng=rng, alpha0=alpha0, mle=mle, pcd_params=pcd_params)
     X, n, S, theta_mle = start.X, start.n, start.S, start.mle
     E = graph.n_edges
     w_tilde = logit(theta_mle)
     groups = _Groups(start.labels, start.phi)
 
-    kernel = BlockGibbsSampler(graph, theta_mle)
-    # auxiliary Z of the c-chain: target P(.; theta~), started from the data
-    Z = kernel.sweep(kernel.init_state(n, rng=rng, X=X), rng=rng, n_sweeps=init_sweeps)
-    SZ = kernel.agreement_counts(Z)
-    Y = Z.copy()  # auxiliary Y of the phi-chain; its target P(.; phi~) is set each step
+    if enum is None:
+        kernel = BlockGibbsSampler(graph, theta_mle)
+        # auxiliary Z of the c-chain: target P(.; theta~), started from the data
+        Z = kernel.sweep(kernel.init_state(n, rng=rng, X=X), rng=rng, n_sweeps=init_sweeps)
+        SZ = kernel.agreement_counts(Z)
+        Y = Z.copy()  # auxiliary Y of the phi-chain; its target P(.; phi~) is set each step
+    else:
+        # the chain state needs only the counts: SZ for the paper's ratio, q for the exchange
+        # move, whose one changed edge i makes S_W,i ~ Binomial(n, q*_i), q* the tilted marginal
+        SZ = enum.draw_counts(w_tilde, n, rng=rng) if not exchange else None
+        q = None
     step_pcd = _step_pcd(graph, pcd_params, step_pcd_iter)
     init_time = time.perf_counter() - t_start
     rec = _Recorder(int(n_steps), E)
@@ -1053,12 +1073,24 @@ def mh_auxvar(
                     )
                     w_star = w.copy()
                     w_star[i] = logit(t_new)
-                    kernel.set_weights(w_star)
-                    Z_star = kernel.sweep(Z.copy(), rng=rng, n_sweeps=particle_sweeps)
-                    SZ_star = kernel.agreement_counts(Z_star)
+                    if enum is None:
+                        kernel.set_weights(w_star)
+                        Z_star = kernel.sweep(Z.copy(), rng=rng, n_sweeps=particle_sweeps)
+                        SZ_star = kernel.agreement_counts(Z_star)
+                    elif exchange:
+                        if q is None:
+                            q = enum.marginals(w)
+                        # P(.; theta*) is P(.; theta) tilted by exp((w*_i - w_i) s_i)
+                        tilt = q[i] * math.exp(w_star[i] - w[i])
+                        q_star = tilt / (tilt + 1.0 - q[i])
+                        SZ_star = None
+                        SZ_star_i = float(rng.binomial(n, q_star))
+                    else:
+                        SZ_star = enum.draw_counts(w_star, n, rng=rng)
                     # Sec. 3.1.1 ratio in agreement counts; prod(1 - theta) factors cancel
                     if exchange:
-                        log_a = (S[i] - SZ_star[i]) * (w_star[i] - w[i])
+                        s_w = SZ_star[i] if SZ_star is not None else SZ_star_i
+                        log_a = (S[i] - s_w) * (w_star[i] - w[i])
                     else:
                         log_a = (
                             S[i] * (w_star[i] - w[i])
@@ -1073,34 +1105,51 @@ def mh_auxvar(
                         slot = j if j < cnt.size else groups.new_slot(t_new)
                         groups.assign(i, slot)
                         w = w_star
+                        q = None  # exact marginals of the new theta, computed when needed
                         # exchange: Z only warm-starts the next particles, so it follows theta
-                        Z, SZ = Z_star, SZ_star
+                        if enum is None:
+                            Z = Z_star
+                        SZ = SZ_star
             # phi | c (Sec. 3.1.2): start at the tied PCD estimate phi~
             live = groups.active()
             inv = np.searchsorted(live, groups.c)
             step_pcd.fit(X, rng=rng, groups=inv, init=groups.theta())
             phi_tilde = step_pcd.group_theta_
-            w_ref = logit(phi_tilde[inv])
-            kernel.set_weights(w_ref)
-            Y = kernel.sweep(Y, rng=rng, n_sweeps=init_sweeps if first_step else particle_sweeps)
-            first_step = False
-            SY = kernel.agreement_counts(Y)
+            if enum is None:
+                w_ref = logit(phi_tilde[inv])
+                kernel.set_weights(w_ref)
+                Y = kernel.sweep(
+                    Y, rng=rng, n_sweeps=init_sweeps if first_step else particle_sweeps
+                )
+                first_step = False
+                SY = kernel.agreement_counts(Y)
+                draw, S_phi, expand = None, S, inv
+            else:
+                # the phi-chain in group space: w is tied, so s . w = s_g . w_g
+                tied = enum.tied(inv)
+                w_ref = logit(phi_tilde)
+                S_phi = np.bincount(inv, weights=S, minlength=live.size)
+                SY = tied.draw_counts(w_ref, n, rng=rng) if not exchange else None
+                draw, expand = tied, slice(None)
             cur = phi_tilde.copy()
             w_cur = w_ref
             kept = np.empty((int(n_phi_steps), cur.size))
             for s in range(int(n_phi_steps)):
                 prop = cur + sigma_q * rng.standard_normal(cur.size)
                 if np.all((prop > 0.0) & (prop < 1.0)):
-                    w_prop = logit(prop[inv])
-                    kernel.set_weights(w_prop)
-                    Y_star = kernel.sweep(Y.copy(), rng=rng, n_sweeps=particle_sweeps)
-                    SY_star = kernel.agreement_counts(Y_star)
+                    w_prop = logit(prop[expand])
+                    if draw is None:
+                        kernel.set_weights(w_prop)
+                        Y_star = kernel.sweep(Y.copy(), rng=rng, n_sweeps=particle_sweeps)
+                        SY_star = kernel.agreement_counts(Y_star)
+                    else:
+                        Y_star, SY_star = None, draw.draw_counts(w_prop, n, rng=rng)
                     if exchange:
-                        log_a = (S - SY_star) @ (w_prop - w_cur)
+                        log_a = (S_phi - SY_star) @ (w_prop - w_cur)
                     else:
                         log_a = (
                             (SY_star - SY) @ w_ref
-                            + S @ (w_prop - w_cur)
+                            + S_phi @ (w_prop - w_cur)
                             + SY @ w_cur
                             - SY_star @ w_prop
                         )
@@ -1125,6 +1174,7 @@ def mh_auxvar(
             "c_acceptance": c_acc / max(c_tried, 1),
             "c_proposals_changing": c_tried,
             "phi_acceptance": phi_acc / max(phi_tried, 1),
+            "particles": particles,
         },
     )
 

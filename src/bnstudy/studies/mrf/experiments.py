@@ -317,8 +317,8 @@ def fit_estimator(
     rng : numpy.random.Generator
     settings : mapping, optional
         Keyword arguments of the sampler (``n_steps``; for ``mh_auxvar`` also ``n_proposals``,
-        ``sigma_q``, ``n_phi_steps``, ``particle_sweeps``, ``auxiliary``; for ``dp_gibbs_tree``
-        ``sampler``: ``"blocked"`` (default, :func:`~bnstudy.mrf.grouping.dp_blocked_gibbs_tree`,
+        ``sigma_q``, ``n_phi_steps``, ``particle_sweeps``, ``auxiliary``, ``particles``; for
+        ``dp_gibbs_tree`` ``sampler``: ``"blocked"`` (default, :func:`~bnstudy.mrf.grouping.dp_blocked_gibbs_tree`,
         also ``truncation``) or ``"collapsed"`` (:func:`~bnstudy.mrf.grouping.dp_gibbs_tree`)).
         Unused by ``mle`` and ``oracle``.
     pcd : mapping, optional
