@@ -80,6 +80,8 @@ class BlockGibbsSampler:
             # csr reorders the entries; recover which edge each stored entry belongs to
             entry_edge = edge[sel][mat.data.astype(np.int64) - 1]
             self._blocks.append((nodes, mat, entry_edge))
+        self._edge_u = np.ascontiguousarray(u, dtype=np.intp)
+        self._edge_v = np.ascontiguousarray(v, dtype=np.intp)
         self.set_theta(np.full(graph.n_edges, 0.5) if theta is None else theta)
 
     def set_weights(self, w: np.ndarray) -> None:
@@ -101,19 +103,36 @@ class BlockGibbsSampler:
             return 2.0 * rng.integers(0, 2, size=(p, int(n_chains))) - 1.0
         X = check_samples(X, p)
         rows = np.resize(np.arange(X.shape[0]), int(n_chains))
-        return 2.0 * X[rows].T.astype(np.float64) - 1.0
+        # C order (a transpose would be Fortran order): the sparse product of every sweep would
+        # copy a Fortran-ordered state to C order
+        return 2.0 * np.ascontiguousarray(X[rows].T, dtype=np.float64) - 1.0
 
     def sweep(
         self, state: np.ndarray, *, rng: np.random.Generator, n_sweeps: int = 1
     ) -> np.ndarray:
         """Run ``n_sweeps`` full sweeps (every colour class once) in place and return ``state``."""
+        buffers: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}  # per class size
         for _ in range(int(n_sweeps)):
             for nodes, mat, _ in self._blocks:
-                field = mat @ state
-                # u < sigmoid(h)  <=>  u * (1 + exp(-h)) < 1; clipping avoids overflow warnings
-                u = rng.random(field.shape)
-                up = u * (1.0 + np.exp(-np.clip(field, -60.0, 60.0))) < 1.0
-                state[nodes] = np.where(up, 1.0, -1.0)
+                field = mat @ state  # a new array, free to overwrite
+                if field.shape not in buffers:
+                    buffers[field.shape] = (np.empty(field.shape), np.empty(field.shape, bool))
+                u, up = buffers[field.shape]
+                rng.random(out=u)  # the same draws as rng.random(field.shape)
+                # u < sigmoid(h)  <=>  u * (1 + exp(-h)) < 1, evaluated in place with exactly the
+                # operations of `u * (1.0 + np.exp(-np.clip(h, -60, 60))) < 1.0`; clipping avoids
+                # overflow warnings
+                np.clip(field, -60.0, 60.0, out=field)
+                np.negative(field, out=field)
+                np.exp(field, out=field)
+                field += 1.0
+                field *= u
+                np.less(field, 1.0, out=up)
+                # the new spins 2 * up - 1, exactly -1.0 or 1.0 (np.where is several times slower)
+                np.copyto(u, up)
+                u *= 2.0
+                u -= 1.0
+                state[nodes] = u
         return state
 
     @staticmethod
@@ -122,10 +141,16 @@ class BlockGibbsSampler:
         return (state.T > 0).astype(np.int8)
 
     def agreement_counts(self, state: np.ndarray) -> np.ndarray:
-        """Per-edge agreement counts over the chains of a spin state (float64, shape ``(E,)``)."""
-        u, v = self.graph.edges[:, 0], self.graph.edges[:, 1]
-        prod = np.einsum("ij,ij->i", state[u], state[v])
-        return 0.5 * (prod + state.shape[1])
+        """Per-edge agreement counts over the chains of a spin state (float64, shape ``(E,)``).
+
+        ``state`` is a ``(p, n_chains)`` spin state (entries ``-1.0`` or ``1.0``, as
+        :meth:`init_state` and :meth:`sweep` make). The count is ``0.5 * sum_j (1 + s_uj s_vj)``,
+        computed exactly as ``n_chains`` minus the number of disagreements, by XOR and bit count
+        of the packed signs.
+        """
+        packed = np.packbits(state > 0, axis=1)
+        disagree = np.bitwise_count(packed[self._edge_u] ^ packed[self._edge_v]).sum(axis=1)
+        return state.shape[1] - disagree.astype(np.float64)
 
 
 def gibbs_sample(
