@@ -7,6 +7,7 @@ import pytest
 
 from bnstudy.mrf import (
     BinaryPairwiseMRF,
+    agreement_counts,
     binary_tree,
     check_samples,
     from_edges,
@@ -104,11 +105,33 @@ def test_samples_coding():
 
 
 @pytest.mark.parametrize(
+    "X",
+    [
+        np.array([[1, 1], [1, 1]], dtype=np.int8),
+        np.array([[-1, -1]], dtype=np.int64),
+        np.array([[0, 1], [1, 0]], dtype=np.uint8),
+        np.array([[-1, 1], [1, 1]], dtype=np.int16),
+        np.array([[0, 1], [1, 1]], dtype=np.float32),
+        np.zeros((0, 2), dtype=np.int64),
+    ],
+)
+def test_samples_coding_matches_value_sets(X):
+    """Integer samples skip the sort of ``np.unique``: same coding as the value-set rule."""
+    values = set(np.unique(X).tolist())
+    expected = (X > 0) if values <= {-1, 1} and not values <= {0, 1} else X
+    out = check_samples(X)
+    assert out.dtype == np.int8
+    np.testing.assert_array_equal(out, expected.astype(np.int8))
+
+
+@pytest.mark.parametrize(
     ("X", "match"),
     [
         ([[0, 2, 1, 0]], r"\{0, 1\} or in \{-1, 1\}"),
         ([[-1, 0, 1, 1]], r"found \[-1, 0, 1\]"),
         ([[0.5, 1, 1, 0]], "found"),
+        (np.array([[-1, 0, 1, 1]], dtype=np.int8), r"found \[-1, 0, 1\]"),
+        (np.array([[0, 1, 1, 255]], dtype=np.uint8), r"found \[0, 1, 255\]"),
         ([[0, 1, 1]], "3 columns but the graph has 4 nodes"),
         ([0, 1, 1, 0], "2-D"),
     ],
@@ -117,3 +140,16 @@ def test_bad_samples(X, match):
     g = grid(2, 2)
     with pytest.raises(ValueError, match=match):
         log_likelihood(g, np.full(4, 0.5), X)
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 13, 64, 101])
+def test_agreement_counts_match_pairwise_comparison(n):
+    """Counts from packed bits equal a direct comparison, for any number of samples."""
+    graph = from_edges(6, [[0, 1], [1, 2], [2, 3], [0, 3], [4, 5], [0, 5], [2, 4]])
+    X = np.random.default_rng(n).integers(0, 2, size=(n, 6))
+    u, v = graph.edges[:, 0], graph.edges[:, 1]
+    expected = [int(np.sum(X[:, a] == X[:, b])) for a, b in zip(u, v, strict=True)]
+    counts = agreement_counts(graph, X)
+    assert counts.dtype == np.int64
+    assert counts.tolist() == expected
+    np.testing.assert_array_equal(agreement_counts(graph, 2 * X - 1), counts)

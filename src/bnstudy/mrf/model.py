@@ -123,6 +123,13 @@ def check_samples(X: np.ndarray, n_nodes: int | None = None) -> np.ndarray:
         return arr.astype(np.int8)
     if arr.dtype.kind not in "iuf":
         raise ValueError(f"samples must be numeric, got dtype {arr.dtype}")
+    if arr.dtype.kind in "iu" and arr.size:
+        # integers: the range decides, without sorting the whole array (np.unique)
+        lo, hi = arr.min(), arr.max()
+        if lo >= 0 and hi <= 1:
+            return arr.astype(np.int8)
+        if lo >= -1 and hi <= 1 and not (arr == 0).any():
+            return (arr > 0).astype(np.int8)
     values = np.unique(arr)
     if np.all(np.isin(values, (0, 1))):
         return arr.astype(np.int8)
@@ -147,8 +154,11 @@ def agreement_counts(graph: PairwiseGraph, X: np.ndarray) -> np.ndarray:
     numpy.ndarray of int64, shape (E,)
     """
     X = check_samples(X, graph.n_nodes)
+    # each node's column packed to bits: an edge's disagreements are the set bits of an XOR
+    packed = np.packbits(X.T, axis=1)
     u, v = graph.edges[:, 0], graph.edges[:, 1]
-    return np.count_nonzero(X[:, u] == X[:, v], axis=0).astype(np.int64)
+    disagree = np.bitwise_count(packed[u] ^ packed[v]).sum(axis=1, dtype=np.int64)
+    return X.shape[0] - disagree
 
 
 def _coupling_matrix(graph: PairwiseGraph, w: np.ndarray) -> sparse.csr_matrix:

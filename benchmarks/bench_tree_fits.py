@@ -1,0 +1,136 @@
+"""Benchmark: the tree simulation's fits on this code against an earlier commit, same inputs, one run.
+
+The paper's tree (Sec. 4.1: perfect binary tree of height 12, 8,190 edges, 25 groups) is fitted
+the way a job of ``workflow/rules/mrf.smk`` fits it (:func:`bnstudy.studies.mrf.experiments.
+run_simulation_block`: the grouping-blind MLE, the oracle MLE and the blocked DP sampler, with
+their metrics) by two copies of the library: this checkout's ``src`` and the ``src`` of
+``--ref`` (default ``0f26de3``, before agreement counts by packed bits, integer samples checked
+by their range and the sampler's sorted group draws), exported with ``git archive``. Each copy
+runs in its own process (``PYTHONPATH`` pointing at it), alternating copy by copy for
+``--repeats`` rounds so that both see the same machine load. Every run's metrics row and arrays
+(estimates, group-count traces) must be equal bit for bit between the copies, or the script
+exits 1. Times are the process CPU seconds of each estimator's block; printed are per estimator
+the median seconds per run of each copy and the ratio reference / new (> 1: this code is faster).
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_tree_fits.py [--ref 0f26de3] [--replicates 10]
+        [--ns 100 1000] [--steps 100] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+ESTIMATORS = ("mle", "oracle", "dp_gibbs_tree")
+
+
+def child(out: Path, replicates: int, ns: list[int], steps: int) -> None:
+    """Fit every estimator on the same simulated replicates; save results and CPU times."""
+    from bnstudy.studies.mrf.experiments import (
+        run_simulation_block,
+        simulate_replicate,
+        simulation_graph,
+    )
+
+    graph = simulation_graph(height=12)
+    rng = np.random.default_rng(12)
+    reps = {
+        r: simulate_replicate(graph, n_groups=25, n_train=max(ns), n_test=1000, rng=rng)
+        for r in range(replicates)
+    }
+    seeds = {(n, r): 1000 * n + r for n in ns for r in reps}
+    arrays, times = {}, {}
+    for est in ESTIMATORS:
+        settings = (
+            {"n_steps": steps, "sampler": "blocked", "truncation": 64}
+            if est == "dp_gibbs_tree"
+            else {}
+        )
+        t0 = time.process_time()
+        res = run_simulation_block(est, graph, reps, ns, seeds, settings=settings, alpha0=1.0)
+        times[est] = (time.process_time() - t0) / len(res)
+        for i, (row, arr) in enumerate(res):
+            for k, v in row.items():
+                if isinstance(v, int | float) and k not in ("seconds", "init_seconds"):
+                    arrays[f"{est}/{i}/{k}"] = np.asarray(v)
+            for k, v in arr.items():
+                arrays[f"{est}/{i}/{k}"] = v
+    np.savez(out.with_suffix(".npz"), **arrays)
+    out.with_suffix(".json").write_text(json.dumps(times))
+
+
+def _export(ref: str, dest: Path) -> Path:
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", ref, "src"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    tar = dest / "ref.tar"
+    tar.write_bytes(archive)
+    with tarfile.open(tar) as f:
+        f.extractall(dest, filter="data")
+    return dest / "src"
+
+
+def _run(src: Path, out: Path, args: argparse.Namespace) -> dict[str, float]:
+    cmd = [sys.executable, __file__, "--child", str(out), "--replicates", str(args.replicates)]
+    cmd += ["--steps", str(args.steps), "--ns", *map(str, args.ns)]
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    subprocess.run(cmd, check=True, env=env)
+    return json.loads(out.with_suffix(".json").read_text())
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ref", default="0f26de3")
+    ap.add_argument("--replicates", type=int, default=10)
+    ap.add_argument("--ns", type=int, nargs="+", default=[100, 1000])
+    ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(args.child, args.replicates, args.ns, args.steps)
+        return 0
+    times: dict[str, list[dict[str, float]]] = {"ref": [], "new": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        srcs = {"ref": _export(args.ref, tmp), "new": ROOT / "src"}
+        for i in range(args.repeats):
+            for name in ("ref", "new") if i % 2 == 0 else ("new", "ref"):
+                times[name].append(_run(srcs[name], tmp / f"{name}{i}", args))
+        a, b = np.load(tmp / "ref0.npz"), np.load(tmp / "new0.npz")
+        differ = sorted(set(a) ^ set(b)) + [
+            k for k in sorted(set(a) & set(b)) if not np.array_equal(a[k], b[k], equal_nan=True)
+        ]
+    print(
+        f"tree, height 12: {args.replicates} replicates x n = {args.ns}, "
+        f"{args.steps} sampler steps, {args.repeats} rounds; CPU seconds per run (median)"
+    )
+    print(f"{'estimator':<15}{'ref ' + args.ref:>16}{'this code':>12}{'ratio':>8}")
+    for est in ESTIMATORS:
+        r = statistics.median(t[est] for t in times["ref"])
+        n = statistics.median(t[est] for t in times["new"])
+        print(f"{est:<15}{r:>16.3f}{n:>12.3f}{r / n:>7.2f}x")
+    if differ:
+        print(f"results differ: {differ[:10]}")
+        return 1
+    print(f"results identical: {len(a.files)} arrays")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
