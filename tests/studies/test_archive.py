@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -13,6 +14,7 @@ from bnstudy.studies.archive import (
     build_manifest,
     file_sha256,
     git_state,
+    gzip_bytes,
     machine_info,
     render_markdown,
     write_archive,
@@ -64,11 +66,58 @@ def test_large_report_html_is_skipped_small_one_kept(reports):
 
 
 def test_size_caps_are_errors_naming_the_file(reports):
-    (reports / "tan/tables/big.csv").write_text("x" * 500)
-    with pytest.raises(ValueError, match=r"big\.csv is 500 bytes, over the cap of 400"):
+    (reports / "em/figures/big.png").write_bytes(b"x" * 500)
+    with pytest.raises(ValueError, match=r"big\.png is 500 bytes, over the cap of 400"):
         archive_layout(reports, file_cap=400)
     with pytest.raises(ValueError, match=r"over the cap of 300 bytes$"):
         archive_layout(reports, total_cap=300)
+
+
+def test_csv_over_the_cap_is_archived_gzipped_or_is_an_error(reports):
+    big = reports / "tan/tables/runs.csv"
+    big.write_text("n,mae\n" + "".join(f"{n},0.0{n % 7}\n" for n in range(100)))
+    files, _ = archive_layout(reports / "tan", file_cap=400)
+    assert files["tables/runs.csv.gz"] == big and "tables/runs.csv" not in files
+    assert list(files) == sorted(files)
+    # the total counts the stored (compressed) bytes
+    assert archive_layout(reports / "tan", file_cap=400, total_cap=len(gzip_bytes(big)) + 100)
+    # a table that does not compress under the cap is still an error, with both sizes
+    rng = np.random.default_rng(0)
+    big.write_text("x\n" + "\n".join(rng.integers(0, 2**62, 200).astype(str)) + "\n")
+    with pytest.raises(ValueError, match=r"runs\.csv is \d+ bytes \(\d+ gzip-compressed\)"):
+        archive_layout(reports / "tan", file_cap=400)
+
+
+def test_gzipped_table_is_written_read_back_and_recorded(reports, tmp_path):
+    big = reports / "tan/tables/runs.csv"
+    big.write_text("n,mae\n" + "".join(f"{n},0.0{n % 7}\n" for n in range(100)))
+    os.utime(big, (1_000_000_000, 1_000_000_000))
+    files, _ = archive_layout(reports / "tan", file_cap=400)
+    m = build_manifest(
+        name="x",
+        part="tan",
+        config_file="c.yaml",
+        config_sha256="0",
+        git={},
+        machine={},
+        times=benchmark_times(tmp_path / "none"),
+        files=files,
+        skipped={},
+        date="d",
+    )
+    dest = tmp_path / "archive" / "tan"
+    write_archive(dest, files, m)
+    stored = dest / "tables/runs.csv.gz"
+    pd.testing.assert_frame_equal(pd.read_csv(stored), pd.read_csv(big))
+    assert stored.stat().st_mtime == 1_000_000_000
+    entry = next(f for f in m["files"] if f["path"] == "tables/runs.csv.gz")
+    assert entry["sha256"] == file_sha256(stored) and entry["bytes"] == stored.stat().st_size
+    assert entry["csv_sha256"] == file_sha256(big) and entry["csv_bytes"] == big.stat().st_size
+    assert "csv_sha256" not in next(f for f in m["files"] if f["path"] == "tables/claims.csv")
+    assert "## Compressed" in render_markdown(m) and "| tables/runs.csv.gz |" in render_markdown(m)
+    # the same bytes on every write: rerunning the target reproduces the archive
+    write_archive(dest, files, m)
+    assert file_sha256(stored) == entry["sha256"]
 
 
 def test_missing_or_empty_reports_are_errors(tmp_path):

@@ -15,6 +15,7 @@ is sorted). Layout of ``archive/<name>/``::
 
     <paper>/manifest.json, <paper>/MANIFEST.md   how the paper's part was made, its rules' time
     <paper>/tables/*.{csv,md}, <paper>/figures/*.png   (reports/<paper>/; claims: tables/claims.*)
+    <paper>/tables/<name>.csv.gz                  a CSV table over the per-file cap, gzip-compressed
     study/manifest.json, study/MANIFEST.md        the whole run: every rule's time, the parts
     study/scorecard.{csv,md}, study/{data,networks,provenance}/tables/*   (the rest of reports/)
     study/report.html                             (only when at most ``html_cap`` bytes)
@@ -22,7 +23,9 @@ is sorted). Layout of ``archive/<name>/``::
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -40,6 +43,7 @@ __all__ = [
     "build_manifest",
     "file_sha256",
     "git_state",
+    "gzip_bytes",
     "machine_info",
     "render_markdown",
     "write_archive",
@@ -62,6 +66,22 @@ def file_sha256(path: str | os.PathLike) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def gzip_bytes(path: str | os.PathLike) -> bytes:
+    """A file's bytes gzip-compressed, the same bytes on every run (no name, mtime 0)."""
+    buffer = io.BytesIO()
+    with (
+        open(path, "rb") as src,
+        gzip.GzipFile(filename="", mode="wb", fileobj=buffer, compresslevel=9, mtime=0) as gz,
+    ):
+        shutil.copyfileobj(src, gz)
+    return buffer.getvalue()
+
+
+def _compressed(rel: str, src: Path) -> bool:
+    """Whether an archive entry is a gzip of its source (``tables/runs.csv.gz`` <- runs.csv)."""
+    return rel.endswith(".csv.gz") and src.suffix == ".csv"
 
 
 def archive_layout(
@@ -88,15 +108,17 @@ def archive_layout(
     Returns
     -------
     files : dict
-        Archive path (posix, relative to the part) -> source file, sorted by archive path.
+        Archive path (posix, relative to the part) -> source file, sorted by archive path. A CSV
+        table over ``file_cap`` whose gzip fits under it is archived as ``<path>.gz`` (pandas
+        reads it as is); the per-run tables of a paper-scale run can be that large.
     skipped : dict
         Report path -> why it was left out (``report.html`` over its cap).
 
     Raises
     ------
     ValueError
-        When ``reports`` is not a folder, holds no table, or a file or the whole exceeds its cap
-        (the message names the file and the sizes).
+        When ``reports`` is not a folder, holds no table, or a file (a CSV table: its gzip) or the
+        whole exceeds its cap (the message names the file and the sizes).
     """
     root = Path(reports)
     if not root.is_dir():
@@ -118,9 +140,19 @@ def archive_layout(
     if not any(k.endswith(".csv") for k in files):
         raise ValueError(f"archive: no CSV table under {root}; run the workflow first")
     total = 0
-    for src in files.values():
+    for rel, src in list(files.items()):
         size = src.stat().st_size
-        if size > file_cap:
+        if size > file_cap and src.suffix == ".csv":
+            packed = len(gzip_bytes(src))
+            if packed > file_cap:
+                raise ValueError(
+                    f"archive: {src} is {size} bytes ({packed} gzip-compressed), over the cap "
+                    f"of {file_cap} bytes per file"
+                )
+            del files[rel]
+            files[f"{rel}.gz"] = src
+            size = packed
+        elif size > file_cap:
             raise ValueError(
                 f"archive: {src} is {size} bytes, over the cap of {file_cap} bytes per file"
             )
@@ -232,6 +264,21 @@ def git_state(repo: str | os.PathLike) -> dict:
     return {"commit": commit, "dirty": bool(status)}
 
 
+def _file_entry(rel: str, src: Path) -> dict:
+    """A manifest's record of one archived file: its bytes and sha256 as stored, and for a
+    gzip-compressed table those of the CSV it holds (what a rerun's report is compared with)."""
+    if not _compressed(rel, src):
+        return {"path": rel, "bytes": src.stat().st_size, "sha256": file_sha256(src)}
+    packed = gzip_bytes(src)
+    return {
+        "path": rel,
+        "bytes": len(packed),
+        "sha256": hashlib.sha256(packed).hexdigest(),
+        "csv_bytes": src.stat().st_size,
+        "csv_sha256": file_sha256(src),
+    }
+
+
 def build_manifest(
     *,
     name: str,
@@ -277,10 +324,7 @@ def build_manifest(
             "cpu_h": round(sum(r["cpu_s"] for r in per_rule) / 3600, 3),
             "per_rule": per_rule,
         },
-        "files": [
-            {"path": rel, "bytes": src.stat().st_size, "sha256": file_sha256(src)}
-            for rel, src in sorted(files.items())
-        ],
+        "files": [_file_entry(rel, src) for rel, src in sorted(files.items())],
         "skipped": [{"path": k, "reason": v} for k, v in sorted(skipped.items())],
         "parts": [
             {"part": k, "manifest_sha256": file_sha256(v)} for k, v in sorted((parts or {}).items())
@@ -327,6 +371,11 @@ def render_markdown(manifest: Mapping) -> str:
         lines.append(f"| {r['rule']} | {r['jobs']} | {r['wall_s']:.2f} | {cpu} |")
     lines += ["", "## Files", "", "| file | bytes | sha256 |", "|:--|--:|:--|"]
     lines += [f"| {f['path']} | {f['bytes']} | `{f['sha256'][:16]}` |" for f in manifest["files"]]
+    packed = [f for f in manifest["files"] if "csv_sha256" in f]
+    if packed:
+        lines += ["", "## Compressed", "", "Tables over the per-file cap, stored gzip-compressed:"]
+        lines += ["", "| file | CSV bytes | CSV sha256 |", "|:--|--:|:--|"]
+        lines += [f"| {f['path']} | {f['csv_bytes']} | `{f['csv_sha256'][:16]}` |" for f in packed]
     if manifest["parts"]:
         lines += ["", "## Parts", "", "| part | manifest sha256 |", "|:--|:--|"]
         lines += [f"| {p['part']} | `{p['manifest_sha256'][:16]}` |" for p in manifest["parts"]]
@@ -351,7 +400,11 @@ def write_archive(dest: str | os.PathLike, files: Mapping[str, Path], manifest: 
             target.parent.mkdir(parents=True, exist_ok=True)
             # copy2 keeps the report's modification time: a scorecard that reads archived
             # claims sees them no newer than the run that made them, so it is not rerun
-            shutil.copy2(src, target)
+            if _compressed(rel, src):
+                target.write_bytes(gzip_bytes(src))
+                shutil.copystat(src, target)
+            else:
+                shutil.copy2(src, target)
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
         (tmp / "MANIFEST.md").write_text(render_markdown(manifest))
         os.chmod(tmp, 0o755)
