@@ -539,22 +539,31 @@ def archived_times(archive: Path) -> pd.DataFrame:
     """Measured CPU-hours per rule of the papers archived under ``archive`` (their manifests).
 
     Returns a frame with ``paper, rule, measured_jobs, measured_h``; empty when no paper's part
-    is there. A paper's part times only its own rules (``workflow/rules/<paper>.smk``).
+    is there. A paper's part times only its own rules (``workflow/rules/<paper>.smk``); the
+    study's part, when written, times every rule, and its rules that no paper's part has (the
+    shared inputs: data, network samples, scorecard) count as paper ``shared``.
     """
-    rows = []
-    for path in sorted(Path(archive).glob("*/manifest.json")):
-        manifest = json.loads(path.read_text())
-        if manifest["part"] == "study":
-            continue
-        for r in manifest["time"]["per_rule"]:
-            rows.append(
-                {
-                    "paper": manifest["part"],
-                    "rule": r["rule"],
-                    "measured_jobs": int(r["jobs"]),
-                    "measured_h": float(r["cpu_s"]) / 3600,
-                }
-            )
+    manifests = [json.loads(p.read_text()) for p in sorted(Path(archive).glob("*/manifest.json"))]
+    papers = [m for m in manifests if m["part"] != "study"]
+    own = {r["rule"] for m in papers for r in m["time"]["per_rule"]}
+    shared = [
+        {
+            "part": "shared",
+            "time": {"per_rule": [r for r in m["time"]["per_rule"] if r["rule"] not in own]},
+        }
+        for m in manifests
+        if m["part"] == "study" and papers
+    ]
+    rows = [
+        {
+            "paper": manifest["part"],
+            "rule": r["rule"],
+            "measured_jobs": int(r["jobs"]),
+            "measured_h": float(r["cpu_s"]) / 3600,
+        }
+        for manifest in papers + shared
+        for r in manifest["time"]["per_rule"]
+    ]
     return pd.DataFrame(rows, columns=["paper", "rule", "measured_jobs", "measured_h"])
 
 
@@ -564,7 +573,8 @@ def compare_with_archive(table: pd.DataFrame, measured: pd.DataFrame) -> pd.Data
     ``table`` is :func:`summarize`'s prediction, ``measured`` :func:`archived_times`. Rules of an
     archived paper that the prediction lacks (or the archive lacks) count as 0 on that side.
     Columns: ``paper, rule, jobs, measured_jobs, predicted_h, measured_h, ratio``
-    (predicted / measured); one ``total`` row per paper.
+    (predicted / measured); one ``total`` row per paper, and an ``all`` one over them when there
+    are several.
     """
     papers = sorted(set(measured["paper"]))
     pred = table[table["paper"].isin(papers)][["paper", "rule", "jobs", "cpu_h"]]
@@ -584,6 +594,11 @@ def compare_with_archive(table: pd.DataFrame, measured: pd.DataFrame) -> pd.Data
             "measured_h": part["measured_h"].sum(),
         }
         rows += [*part.to_dict("records"), total]
+    if len(papers) > 1:
+        totals = pd.DataFrame([r for r in rows if r["rule"] == "total"])
+        rows.append(
+            {"paper": "all", "rule": "total", **totals.drop(columns=["paper", "rule"]).sum()}
+        )
     out = pd.DataFrame(rows)
     out[["jobs", "measured_jobs"]] = out[["jobs", "measured_jobs"]].astype(int)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -243,7 +243,7 @@ def _part(root: Path, paper: str, per_rule: list[tuple[str, int, float]]) -> Non
 
 def test_prediction_is_set_beside_the_archived_run(tmp_path):
     _part(tmp_path, "em", [("run_em_sharing", 2, 7200.0), ("make_table_em_claims", 1, 36.0)])
-    _part(tmp_path, "study", [("run_em_sharing", 2, 7200.0)])  # the study's part is skipped
+    _part(tmp_path, "study", [("run_em_sharing", 2, 7200.0)])  # em's own rule: not shared
     measured = cm.archived_times(tmp_path)
     assert sorted(measured["paper"]) == ["em", "em"]
     table = pd.DataFrame(
@@ -272,6 +272,35 @@ def test_prediction_is_set_beside_the_archived_run(tmp_path):
     assert out.loc["total", "measured_h"] == pytest.approx(2.01)
     assert out.loc["total", "ratio"] == pytest.approx(4.5 / 2.01)
     assert cm.archived_times(tmp_path / "none").empty
+
+
+def test_study_part_adds_the_shared_rules_and_a_grand_total(tmp_path):
+    _part(tmp_path, "em", [("run_em_sharing", 2, 7200.0)])
+    _part(tmp_path, "tan", [("train_tan", 3, 3600.0)])
+    study = [("run_em_sharing", 2, 7200.0), ("train_tan", 3, 3600.0), ("sample_network", 4, 360.0)]
+    _part(tmp_path, "study", study)
+    measured = cm.archived_times(tmp_path)
+    assert measured.set_index("rule")["paper"].to_dict() == {
+        "run_em_sharing": "em",
+        "train_tan": "tan",
+        "sample_network": "shared",
+    }
+    table = pd.DataFrame(
+        {
+            "paper": ["em", "tan", "shared"],
+            "rule": ["run_em_sharing", "train_tan", "sample_network"],
+            "jobs": [2, 3, 4],
+            "cpu_h": [1.0, 2.0, 0.2],
+        }
+    )
+    out = cm.compare_with_archive(table, measured)
+    grand = out[out["paper"] == "all"].iloc[0]
+    assert grand["rule"] == "total" and int(grand["jobs"]) == 9
+    assert grand["measured_h"] == pytest.approx(3.1)
+    assert grand["ratio"] == pytest.approx(3.2 / 3.1)
+    # the study's part alone (no paper's part) adds nothing: there is nothing to compare
+    _part(tmp_path / "only_study", "study", study)
+    assert cm.archived_times(tmp_path / "only_study").empty
 
 
 def test_mrf_job_size_counts_the_block_and_every_training_size():
