@@ -8,6 +8,7 @@ from docutils.core import publish_parts
 
 from bnstudy.studies.claims import Catalog, Finding, assemble
 from bnstudy.studies.scorecard import (
+    NO_ARCHIVE,
     NOT_RUN,
     archived_claims,
     read_deviations,
@@ -67,7 +68,11 @@ def test_scorecard_gives_the_archived_value_or_why_there_is_none(card):
     assert tan["archive_note"] == "no archived run of tan at another scale"
     page = render_markdown(card, read_deviations_empty())
     assert "| agrees (ours: 2) |" in page
-    assert f"| {NOT_RUN} (no archived run of tan at another scale) |" in page
+    # no archive at another scale: the page says so, not "not run" (the paper_cpu run's own page)
+    assert "| no archived run of tan at another scale |" in page
+    assert f"| tan | laptop | 1 | 0 | 1 | 0 | 0 | {NO_ARCHIVE} |" in page
+    assert "| em | laptop | 3 | 1 | 0 | 1 | 1 | paper_cpu: 2 agrees |" in page
+    assert f"| {NOT_RUN} (not in the archived claims table) |" in page
 
 
 def test_claims_tables_carry_the_archived_columns_except_at_the_archived_scale(tmp_path):

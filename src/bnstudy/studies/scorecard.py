@@ -39,6 +39,7 @@ __all__ = [
     "ARCHIVE_SCALE",
     "DEVIATION_COLUMNS",
     "NOT_RUN",
+    "NO_ARCHIVE",
     "PAPER_TITLES",
     "archived_claims",
     "beside_archive",
@@ -53,6 +54,9 @@ __all__ = [
 
 #: The verdict shown for a claim at a scale that was not run (or has no archived claims table).
 NOT_RUN = "not run at this scale"
+#: The tally's archived cell where no run at another scale is archived (or this run is the
+#: archived scale's own: a run is not compared with its own archive).
+NO_ARCHIVE = "no archived run at another scale"
 
 #: The scale whose archived claims tables (``archive/<scale>/claims/<paper>.csv``) the scorecard
 #: shows beside this run's.
@@ -206,6 +210,8 @@ def _relative(evidence: str, base: str) -> str:
 
 def _archived_cell(r) -> str:
     """The archived verdict with the archived value, or with why there is none."""
+    if not r.archive_scale:  # nothing archived at another scale: only say so
+        return r.archive_note or NO_ARCHIVE
     if r.archive_verdict == NOT_RUN or r.archive_verdict == "not tested":
         return f"{r.archive_verdict} ({r.archive_note})" if r.archive_note else r.archive_verdict
     return f"{r.archive_verdict} (ours: {r.archive_ours})" if r.archive_ours else r.archive_verdict
@@ -231,7 +237,9 @@ def render_markdown(card: pd.DataFrame, deviations: pd.DataFrame, *, base: str =
     ]
     for row in tallies.to_dict("records"):
         values = [str(row[v]) for v in VERDICTS]
-        archive = f"{row['archive_scale']}: {row['archive']}" if row["archive_scale"] else NOT_RUN
+        archive = (
+            f"{row['archive_scale']}: {row['archive']}" if row["archive_scale"] else NO_ARCHIVE
+        )
         lines.append(
             f"| {row['paper']} | {row['scale']} | {row['claims']} | "
             + " | ".join(values)
@@ -294,7 +302,7 @@ def render_rst(card: pd.DataFrame, deviations: pd.DataFrame) -> str:
     for row in tallies.to_dict("records"):
         values = [row["paper"], row["scale"], row["claims"], *(row[v] for v in VERDICTS)]
         values.append(
-            f"{row['archive_scale']}: {row['archive']}" if row["archive_scale"] else NOT_RUN
+            f"{row['archive_scale']}: {row['archive']}" if row["archive_scale"] else NO_ARCHIVE
         )
         lines.append("   * - " + "\n     - ".join(_rst_escape(v) for v in values))
     for paper, group in card.groupby("paper", sort=False):
