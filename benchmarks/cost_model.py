@@ -544,27 +544,31 @@ def archived_times(archive: Path) -> pd.DataFrame:
     shared inputs: data, network samples, scorecard) count as paper ``shared``.
     """
     manifests = [json.loads(p.read_text()) for p in sorted(Path(archive).glob("*/manifest.json"))]
-    papers = [m for m in manifests if m["part"] != "study"]
-    own = {r["rule"] for m in papers for r in m["time"]["per_rule"]}
-    shared = [
-        {
-            "part": "shared",
-            "time": {"per_rule": [r for r in m["time"]["per_rule"] if r["rule"] not in own]},
-        }
-        for m in manifests
-        if m["part"] == "study" and papers
-    ]
     rows = [
-        {
-            "paper": manifest["part"],
-            "rule": r["rule"],
-            "measured_jobs": int(r["jobs"]),
-            "measured_h": float(r["cpu_s"]) / 3600,
-        }
-        for manifest in papers + shared
-        for r in manifest["time"]["per_rule"]
+        _measured_row(m["part"], r)
+        for m in manifests
+        if m["part"] != "study"
+        for r in m["time"]["per_rule"]
+    ]
+    own = {row["rule"] for row in rows}
+    rows += [
+        _measured_row("shared", r)
+        for m in manifests
+        if m["part"] == "study" and rows
+        for r in m["time"]["per_rule"]
+        if r["rule"] not in own
     ]
     return pd.DataFrame(rows, columns=["paper", "rule", "measured_jobs", "measured_h"])
+
+
+def _measured_row(paper: str, rule: Mapping) -> dict:
+    """A manifest's time of one rule as a row of :func:`archived_times`."""
+    return {
+        "paper": paper,
+        "rule": rule["rule"],
+        "measured_jobs": int(rule["jobs"]),
+        "measured_h": float(rule["cpu_s"]) / 3600,
+    }
 
 
 def compare_with_archive(table: pd.DataFrame, measured: pd.DataFrame) -> pd.DataFrame:
@@ -582,23 +586,13 @@ def compare_with_archive(table: pd.DataFrame, measured: pd.DataFrame) -> pd.Data
         {"jobs": 0, "cpu_h": 0.0, "measured_jobs": 0, "measured_h": 0.0}
     )
     both = both.rename(columns={"cpu_h": "predicted_h"})
+    sums = ["jobs", "measured_jobs", "predicted_h", "measured_h"]
     rows = []
     for paper in papers:
         part = both[both["paper"] == paper].sort_values("rule")
-        total = {
-            "paper": paper,
-            "rule": "total",
-            "jobs": part["jobs"].sum(),
-            "measured_jobs": part["measured_jobs"].sum(),
-            "predicted_h": part["predicted_h"].sum(),
-            "measured_h": part["measured_h"].sum(),
-        }
-        rows += [*part.to_dict("records"), total]
+        rows += [*part.to_dict("records"), {"paper": paper, "rule": "total", **part[sums].sum()}]
     if len(papers) > 1:
-        totals = pd.DataFrame([r for r in rows if r["rule"] == "total"])
-        rows.append(
-            {"paper": "all", "rule": "total", **totals.drop(columns=["paper", "rule"]).sum()}
-        )
+        rows.append({"paper": "all", "rule": "total", **both[sums].sum()})
     out = pd.DataFrame(rows)
     out[["jobs", "measured_jobs"]] = out[["jobs", "measured_jobs"]].astype(int)
     with np.errstate(divide="ignore", invalid="ignore"):

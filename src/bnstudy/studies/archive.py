@@ -23,6 +23,7 @@ is sorted). Layout of ``archive/<name>/``::
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import io
@@ -69,7 +70,17 @@ def file_sha256(path: str | os.PathLike) -> str:
 
 
 def gzip_bytes(path: str | os.PathLike) -> bytes:
-    """A file's bytes gzip-compressed, the same bytes on every run (no name, mtime 0)."""
+    """A file's bytes gzip-compressed, the same bytes on every run (no name, mtime 0).
+
+    Compressed once per version of the file: the size check, the manifest and the copy of an
+    archive all ask for the same table's bytes.
+    """
+    stat = os.stat(path)
+    return _gzip_bytes(os.fspath(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _gzip_bytes(path: str, mtime_ns: int, size: int) -> bytes:
     buffer = io.BytesIO()
     with (
         open(path, "rb") as src,

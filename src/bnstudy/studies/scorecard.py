@@ -58,8 +58,8 @@ NOT_RUN = "not run at this scale"
 #: archived scale's own: a run is not compared with its own archive).
 NO_ARCHIVE = "no archived run at another scale"
 
-#: The scale whose archived claims tables (``archive/<scale>/claims/<paper>.csv``) the scorecard
-#: shows beside this run's.
+#: The scale whose archived claims tables (``archive/<scale>/<paper>/tables/claims.csv``) the
+#: scorecard shows beside this run's.
 ARCHIVE_SCALE = "paper_cpu"
 
 #: Short titles of the papers.
@@ -208,6 +208,11 @@ def _relative(evidence: str, base: str) -> str:
     return os.path.relpath(target, base) if evidence else ""
 
 
+def _archive_tally(row: Mapping) -> str:
+    """A tally row's archived cell: the archived scale and its verdict counts, or that none is."""
+    return f"{row['archive_scale']}: {row['archive']}" if row["archive_scale"] else NO_ARCHIVE
+
+
 def _archived_cell(r) -> str:
     """The archived verdict with the archived value, or with why there is none."""
     if not r.archive_scale:  # nothing archived at another scale: only say so
@@ -237,9 +242,7 @@ def render_markdown(card: pd.DataFrame, deviations: pd.DataFrame, *, base: str =
     ]
     for row in tallies.to_dict("records"):
         values = [str(row[v]) for v in VERDICTS]
-        archive = (
-            f"{row['archive_scale']}: {row['archive']}" if row["archive_scale"] else NO_ARCHIVE
-        )
+        archive = _archive_tally(row)
         lines.append(
             f"| {row['paper']} | {row['scale']} | {row['claims']} | "
             + " | ".join(values)
@@ -301,9 +304,7 @@ def render_rst(card: pd.DataFrame, deviations: pd.DataFrame) -> str:
     ]
     for row in tallies.to_dict("records"):
         values = [row["paper"], row["scale"], row["claims"], *(row[v] for v in VERDICTS)]
-        values.append(
-            f"{row['archive_scale']}: {row['archive']}" if row["archive_scale"] else NO_ARCHIVE
-        )
+        values.append(_archive_tally(row))
         lines.append("   * - " + "\n     - ".join(_rst_escape(v) for v in values))
     for paper, group in card.groupby("paper", sort=False):
         lines += ["", f"**{paper}**: {_rst_escape(PAPER_TITLES[paper])}", ""]
