@@ -192,3 +192,34 @@ def test_states_beyond_uint16_are_counted(top):
     np.testing.assert_array_equal(tables.count, expected[expected > 0])
     skeleton = pc(data)
     assert skeleton.shape == (4, 4)
+
+
+@pytest.mark.parametrize("size", [1, 7, 300, 5000, (1 << 20) + 10_000])
+def test_counting_compression_equals_numpy_unique(size):
+    """Keys renumbered by counting are np.unique's (sorted values, inverse), also past the limit
+    where np.unique itself is used."""
+    from bnstudy.structure.citests import _unique_inverse
+
+    rng = np.random.default_rng(size)
+    key = rng.integers(0, size, 1000) if size > 1 else np.zeros(1000, dtype=np.int64)
+    uniq, inverse = _unique_inverse(key, size)
+    ref_uniq, ref_inverse = np.unique(key, return_inverse=True)
+    np.testing.assert_array_equal(uniq, ref_uniq)
+    np.testing.assert_array_equal(inverse, ref_inverse)
+    assert inverse.dtype == ref_inverse.dtype
+
+
+def test_compressed_key_numbers_the_configurations_that_occur_in_order(alarm_data):
+    """The folded key of a conditioning set is the rank of each row's configuration among those
+    that occur (what sorting the mixed-radix keys gives)."""
+    from bnstudy.structure.citests import _compressed_key
+
+    d = as_discrete_data(alarm_data)
+    z = np.array([4, 11, 20])
+    key, size = _compressed_key(d.columns, d.cards, z)
+    radix = np.zeros(d.n_samples, dtype=np.int64)
+    for v in z:
+        radix = radix * int(d.cards[v]) + d.columns[v]
+    rank = np.unique(radix, return_inverse=True)[1]
+    np.testing.assert_array_equal(key, rank)
+    assert size == rank.max() + 1

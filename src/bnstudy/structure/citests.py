@@ -93,6 +93,8 @@ _BATCH_CELLS = 1 << 20
 _MIN_GRAM_TESTS = 2000
 # Mixed-radix keys are compressed before they could overflow int64.
 _KEY_LIMIT = 1 << 40
+# Keys in a range up to this size (or up to 4 per row) are compressed by counting, not sorting.
+_COUNT_LIMIT = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -273,6 +275,25 @@ class SparseTables:
     n_prefix: np.ndarray
 
 
+def _unique_inverse(key: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.unique(key, return_inverse=True)`` for integer keys in ``0 .. size - 1``.
+
+    When the range is small (at most ``_COUNT_LIMIT``, or 4 per key) the keys that occur are
+    found by one :func:`numpy.bincount` and renumbered in increasing order, which is what the
+    sort of :func:`numpy.unique` returns, in ``O(n + size)`` instead of ``O(n log n)``.
+
+    >>> _unique_inverse(np.array([5, 2, 5, 7]), 8)
+    (array([2, 5, 7]), array([1, 0, 1, 2]))
+    """
+    if size > max(_COUNT_LIMIT, 4 * key.size):
+        return np.unique(key, return_inverse=True)
+    present = np.bincount(key, minlength=size).astype(bool)
+    uniq = np.flatnonzero(present)
+    code = np.zeros(size, dtype=np.intp)
+    code[uniq] = np.arange(uniq.size)
+    return uniq, code[key]
+
+
 def _compressed_key(
     columns: np.ndarray, cards: np.ndarray, variables: np.ndarray, *, compress: bool = True
 ) -> tuple[np.ndarray, int]:
@@ -289,12 +310,12 @@ def _compressed_key(
     for v in variables:
         c = int(cards[v])
         if size * c > _KEY_LIMIT:
-            uniq, key = np.unique(key, return_inverse=True)
+            uniq, key = _unique_inverse(key, size)
             size = uniq.size
         key = key * c + columns[v]
         size *= c
     if size > n or (compress and size > 1):
-        uniq, key = np.unique(key, return_inverse=True)
+        uniq, key = _unique_inverse(key, size)
         size = uniq.size
     return key, size
 
@@ -600,7 +621,7 @@ def _shared_xz_statistics(
     if dense:
         n_s, z_of_s = n_zs * kx, np.repeat(np.arange(n_zs), kx)
     else:
-        uniq, s_key = np.unique(s_key, return_inverse=True)
+        uniq, s_key = _unique_inverse(s_key, n_zs * kx)
         n_s, z_of_s = uniq.size, uniq // kx
     n_zx = np.bincount(s_key, minlength=n_s)
     n_z = np.bincount(z_of_s, weights=n_zx, minlength=n_zs).astype(np.int64)
