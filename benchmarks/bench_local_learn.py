@@ -27,14 +27,12 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tarfile
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from against_ref import run_both
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("BNSTUDY_DATA_MIRROR", ROOT.parent / "shared" / "data"))
@@ -87,25 +85,6 @@ def child(out: Path, args: argparse.Namespace) -> None:
     out.with_suffix(".json").write_text(json.dumps(times))
 
 
-def _export(ref: str, dest: Path) -> Path:
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", ref, "src"],
-        check=True,
-        capture_output=True,
-    ).stdout
-    tar = dest / "ref.tar"
-    tar.write_bytes(archive)
-    with tarfile.open(tar) as f:
-        f.extractall(dest, filter="data")
-    return dest / "src"
-
-
-def _run(src: Path, out: Path, argv: list[str]) -> dict:
-    cmd = [sys.executable, __file__, *argv, "--child", str(out)]
-    subprocess.run(cmd, check=True, env={**os.environ, "PYTHONPATH": str(src)})
-    return json.loads(out.with_suffix(".json").read_text())
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ref", default="dc91d1e")
@@ -121,18 +100,7 @@ def main() -> int:
     if args.child:
         child(args.child, args)
         return 0
-    argv = [a for a in sys.argv[1:]]
-    times: dict[str, list[dict]] = {"ref": [], "new": []}
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        srcs = {"ref": _export(args.ref, tmp), "new": ROOT / "src"}
-        for i in range(args.repeats):
-            for name in ("ref", "new") if i % 2 == 0 else ("new", "ref"):
-                times[name].append(_run(srcs[name], tmp / f"{name}{i}", argv))
-        a, b = np.load(tmp / "ref0.npz"), np.load(tmp / "new0.npz")
-        differ = sorted(set(a) ^ set(b)) + [
-            k for k in sorted(set(a) & set(b)) if not np.array_equal(a[k], b[k])
-        ]
+    times, differ, n_arrays = run_both(__file__, sys.argv[1:], args.ref, args.repeats)
     sizes = times["new"][0]["sizes"]
     print(
         f"{args.network}, {args.n} rows; LocalLearn on the {len(sizes)} largest sub-communities "
@@ -147,7 +115,7 @@ def main() -> int:
     if differ:
         print(f"results differ: {differ[:10]}")
         return 1
-    print(f"results identical: {len(a.files)} arrays")
+    print(f"results identical: {n_arrays} arrays")
     return 0
 
 

@@ -22,18 +22,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
-import tarfile
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from against_ref import run_both
 
-ROOT = Path(__file__).resolve().parents[1]
 ESTIMATORS = ("mle", "oracle", "dp_gibbs_tree")
 
 
@@ -72,27 +68,6 @@ def child(out: Path, replicates: int, ns: list[int], steps: int) -> None:
     out.with_suffix(".json").write_text(json.dumps(times))
 
 
-def _export(ref: str, dest: Path) -> Path:
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", ref, "src"],
-        check=True,
-        capture_output=True,
-    ).stdout
-    tar = dest / "ref.tar"
-    tar.write_bytes(archive)
-    with tarfile.open(tar) as f:
-        f.extractall(dest, filter="data")
-    return dest / "src"
-
-
-def _run(src: Path, out: Path, args: argparse.Namespace) -> dict[str, float]:
-    cmd = [sys.executable, __file__, "--child", str(out), "--replicates", str(args.replicates)]
-    cmd += ["--steps", str(args.steps), "--ns", *map(str, args.ns)]
-    env = {**os.environ, "PYTHONPATH": str(src)}
-    subprocess.run(cmd, check=True, env=env)
-    return json.loads(out.with_suffix(".json").read_text())
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ref", default="0f26de3")
@@ -105,17 +80,9 @@ def main() -> int:
     if args.child:
         child(args.child, args.replicates, args.ns, args.steps)
         return 0
-    times: dict[str, list[dict[str, float]]] = {"ref": [], "new": []}
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        srcs = {"ref": _export(args.ref, tmp), "new": ROOT / "src"}
-        for i in range(args.repeats):
-            for name in ("ref", "new") if i % 2 == 0 else ("new", "ref"):
-                times[name].append(_run(srcs[name], tmp / f"{name}{i}", args))
-        a, b = np.load(tmp / "ref0.npz"), np.load(tmp / "new0.npz")
-        differ = sorted(set(a) ^ set(b)) + [
-            k for k in sorted(set(a) & set(b)) if not np.array_equal(a[k], b[k], equal_nan=True)
-        ]
+    argv = ["--replicates", str(args.replicates), "--steps", str(args.steps)]
+    argv += ["--ns", *map(str, args.ns)]
+    times, differ, n_arrays = run_both(__file__, argv, args.ref, args.repeats)
     print(
         f"tree, height 12: {args.replicates} replicates x n = {args.ns}, "
         f"{args.steps} sampler steps, {args.repeats} rounds; CPU seconds per run (median)"
@@ -128,7 +95,7 @@ def main() -> int:
     if differ:
         print(f"results differ: {differ[:10]}")
         return 1
-    print(f"results identical: {len(a.files)} arrays")
+    print(f"results identical: {n_arrays} arrays")
     return 0
 
 

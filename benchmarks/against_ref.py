@@ -1,0 +1,64 @@
+"""Shared by the benchmarks that run this checkout's library beside an earlier commit's.
+
+Each copy (``ref``: the ``src`` of a commit exported with ``git archive``; ``new``: this
+checkout's ``src``) runs in its own process with ``PYTHONPATH`` pointing at it. The copies
+alternate round by round, so both see the same machine load, and the arrays the first round of
+each saved are compared bit for bit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def export_src(ref: str, dest: Path) -> Path:
+    """The ``src`` folder of commit ``ref``, extracted under ``dest``."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", ref, "src"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    tar = dest / "ref.tar"
+    tar.write_bytes(archive)
+    with tarfile.open(tar) as f:
+        f.extractall(dest, filter="data")
+    return dest / "src"
+
+
+def run_both(
+    script: str, argv: Sequence[str], ref: str, repeats: int
+) -> tuple[dict[str, list[dict]], list[str], int]:
+    """Run ``script argv --child OUT`` on both copies, ``repeats`` rounds, alternating.
+
+    The child writes ``OUT.json`` (its times) and ``OUT.npz`` (its results). Returns the times of
+    every round per copy (``"ref"``, ``"new"``), the names of the arrays that differ between the
+    copies' first rounds (or exist in one only) and the number of arrays compared.
+    """
+    times: dict[str, list[dict]] = {"ref": [], "new": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        srcs = {"ref": export_src(ref, tmp), "new": ROOT / "src"}
+        for i in range(repeats):
+            for name in ("ref", "new") if i % 2 == 0 else ("new", "ref"):
+                out = tmp / f"{name}{i}"
+                cmd = [sys.executable, script, *argv, "--child", str(out)]
+                subprocess.run(cmd, check=True, env={**os.environ, "PYTHONPATH": str(srcs[name])})
+                times[name].append(json.loads(out.with_suffix(".json").read_text()))
+        a, b = np.load(tmp / "ref0.npz"), np.load(tmp / "new0.npz")
+        differ = sorted(set(a.files) ^ set(b.files)) + [
+            k
+            for k in sorted(set(a.files) & set(b.files))
+            if not np.array_equal(a[k], b[k], equal_nan=a[k].dtype.kind in "fc")
+        ]
+        return times, differ, len(a.files)
