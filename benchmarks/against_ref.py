@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -62,3 +63,20 @@ def run_both(
             if not np.array_equal(a[k], b[k], equal_nan=a[k].dtype.kind in "fc")
         ]
         return times, differ, len(a.files)
+
+
+def report(
+    times: dict[str, list[dict]], keys: Sequence[str], ref: str, differ: list[str], n_arrays: int
+) -> int:
+    """Print the median of each copy and the ratio ref / new per key; 1 if results differ."""
+    width = max(len(k) for k in keys) + 2
+    print(f"{'':<{width}}{'ref ' + ref:>16}{'this code':>12}{'ratio':>8}")
+    for key in keys:
+        r = statistics.median(t[key] for t in times["ref"])
+        n = statistics.median(t[key] for t in times["new"])
+        print(f"{key:<{width}}{r:>16.3f}{n:>12.3f}{r / n:>7.2f}x")
+    if differ:
+        print(f"results differ: {differ[:10]}")
+        return 1
+    print(f"results identical: {n_arrays} arrays")
+    return 0

@@ -26,13 +26,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from against_ref import run_both
+from against_ref import report, run_both
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("BNSTUDY_DATA_MIRROR", ROOT.parent / "shared" / "data"))
@@ -107,16 +106,7 @@ def main() -> int:
         f"(sizes {sizes}); {args.repeats} rounds; CPU seconds (median; LocalLearn per run)"
     )
     phases = [k for k in times["new"][0] if k != "sizes"]
-    print(f"{'phase':<30}{'ref ' + args.ref:>14}{'this code':>12}{'ratio':>8}")
-    for phase in phases:
-        r = statistics.median(t[phase] for t in times["ref"])
-        n = statistics.median(t[phase] for t in times["new"])
-        print(f"{phase:<30}{r:>14.2f}{n:>12.2f}{r / n:>7.2f}x")
-    if differ:
-        print(f"results differ: {differ[:10]}")
-        return 1
-    print(f"results identical: {n_arrays} arrays")
-    return 0
+    return report(times, phases, args.ref, differ, n_arrays)
 
 
 if __name__ == "__main__":

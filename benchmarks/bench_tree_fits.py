@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from against_ref import run_both
+from against_ref import report, run_both
 
 ESTIMATORS = ("mle", "oracle", "dp_gibbs_tree")
 
@@ -87,16 +86,7 @@ def main() -> int:
         f"tree, height 12: {args.replicates} replicates x n = {args.ns}, "
         f"{args.steps} sampler steps, {args.repeats} rounds; CPU seconds per run (median)"
     )
-    print(f"{'estimator':<15}{'ref ' + args.ref:>16}{'this code':>12}{'ratio':>8}")
-    for est in ESTIMATORS:
-        r = statistics.median(t[est] for t in times["ref"])
-        n = statistics.median(t[est] for t in times["new"])
-        print(f"{est:<15}{r:>16.3f}{n:>12.3f}{r / n:>7.2f}x")
-    if differ:
-        print(f"results differ: {differ[:10]}")
-        return 1
-    print(f"results identical: {n_arrays} arrays")
-    return 0
+    return report(times, ESTIMATORS, args.ref, differ, n_arrays)
 
 
 if __name__ == "__main__":
