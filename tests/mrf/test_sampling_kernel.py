@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bnstudy.mrf import binary_tree, from_edges, grid, pcd_mle
+from bnstudy.mrf import binary_tree, from_edges, grid, pcd_mle, sampling
 from bnstudy.mrf.sampling import BlockGibbsSampler
 
 
@@ -46,10 +46,19 @@ def _triangles():
     return from_edges(8, np.array(edges), name="triangles")
 
 
+def _hubs():
+    """A hub of degree 12 (past TABLE_MAX_DEGREE: its class takes the sparse product) joined to
+    one of degree 8 (the largest table), with a triangle."""
+    edges = [[0, k] for k in range(1, 12)] + [[12, k] for k in range(13, 20)] + [[0, 12]]
+    edges += [[18, 20], [20, 21], [21, 18]]
+    return from_edges(22, np.array(edges), name="hubs")
+
+
 GRAPHS = {
     "grid4x5": lambda: grid(4, 5),
     "tree": lambda: binary_tree(4),
     "triangles": _triangles,
+    "hubs": _hubs,
 }
 
 
@@ -113,3 +122,40 @@ def test_pcd_matches_reference_kernel(monkeypatch):
     monkeypatch.setattr(BlockGibbsSampler, "agreement_counts", reference_agreement_counts)
     ref = pcd_mle(g, X, rng=np.random.default_rng(4), n_iter=30, n_particles=21)
     assert np.array_equal(new, ref)
+
+
+def test_table_and_sparse_updates_cover_the_graphs():
+    """Grids and trees are updated by table; a class with a node past the limit is not."""
+    assert all(t is not None for t in BlockGibbsSampler(grid(4, 5))._tables)
+    assert all(t is not None for t in BlockGibbsSampler(binary_tree(4))._tables)
+    tables = BlockGibbsSampler(_hubs())._tables
+    assert any(t is None for t in tables)
+    assert max(t.degree for t in tables if t is not None) == sampling.TABLE_MAX_DEGREE
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_table_updates_equal_sparse_updates(name, monkeypatch):
+    """Every class by table equals every class by sparse product: states and draws, to the bit,
+    across weight changes, chain counts that alternate on one kernel and a Fortran-ordered state."""
+    g = GRAPHS[name]()
+    draw = np.random.default_rng(17)
+    table = BlockGibbsSampler(g)
+    monkeypatch.setattr(sampling, "TABLE_MAX_DEGREE", -1)
+    sparse_only = BlockGibbsSampler(g)
+    assert all(t is None for t in sparse_only._tables)
+    rng_t, rng_s = np.random.default_rng(5), np.random.default_rng(5)
+    states = {}
+    for n_chains in (9, 40):
+        x = np.asfortranarray(2.0 * draw.integers(0, 2, size=(g.n_nodes, n_chains)) - 1.0)
+        states[n_chains] = (x.copy(order="K"), x.copy(order="K"))
+    for step in range(6):
+        w = draw.normal(0.0, 3.0 if step % 2 else 0.5, g.n_edges)
+        w[draw.integers(0, g.n_edges)] = 75.0  # past the clip of the field
+        table.set_weights(w)
+        sparse_only.set_weights(w)
+        for a, b in states.values():
+            table.sweep(a, rng=rng_t, n_sweeps=1 + step % 3)
+            sparse_only.sweep(b, rng=rng_s, n_sweeps=1 + step % 3)
+            assert np.array_equal(a, b)
+            assert rng_t.bit_generator.state == rng_s.bit_generator.state
+    assert all(np.any(a > 0) and np.any(a < 0) for a, _ in states.values())

@@ -14,6 +14,13 @@ given the others and are updated together, for all chains at once, with one spar
 The chain state is kept as a ``(p, n_chains)`` float array of spins ``2x - 1`` so that the field
 of a colour class is ``W_k @ state``.
 
+With spins ``+-1`` a node of degree ``d`` has only ``2**d`` possible fields. A colour class whose
+nodes have at most :data:`TABLE_MAX_DEGREE` neighbours (grids, trees) is therefore updated from a
+table of ``1 + exp(-field)`` per node and neighbour pattern, built once per :meth:`set_weights`,
+and indexed by the neighbours' sign bits: no sparse product and no ``exp`` per chain. The table's
+fields are summed in the sparse product's order (``0 + w_1 s_1 + w_2 s_2 + ...``, each term exact),
+so both paths give the same states bit for bit.
+
 References
 ----------
 .. [1] S. Geman and D. Geman, "Stochastic relaxation, Gibbs distributions, and the Bayesian
@@ -38,6 +45,50 @@ logger = logging.getLogger(__name__)
 
 #: ``sample(..., method="auto")`` enumerates graphs with at most this many nodes.
 AUTO_ENUMERATION_NODES = 20
+
+#: Colour classes whose nodes have at most this many neighbours are updated by table lookup
+#: (``2**degree`` entries per node; the neighbour pattern is packed in one byte).
+TABLE_MAX_DEGREE = 8
+
+
+class _FieldTable:
+    """``1 + exp(-clip(field, -60, 60))`` of each node of a colour class and neighbour pattern.
+
+    ``slots[i, k]`` is the ``k``-th neighbour of node ``i`` in the order of the class's sparse
+    row (``p``, a row of zeros in the sweep's sign bits, past its degree); ``entries[i, k]`` the
+    position of its weight in the row's ``data`` (``-1``: weight 0). Pattern ``b`` gives neighbour
+    ``k`` the spin ``+1`` where bit ``k`` of ``b`` is set, ``-1`` elsewhere.
+    """
+
+    def __init__(self, mat: sparse.csr_matrix, p: int) -> None:
+        n = mat.shape[0]
+        degree = np.diff(mat.indptr)
+        self.degree = int(degree.max(initial=0))
+        rows = np.repeat(np.arange(n), degree)
+        cols = np.arange(mat.nnz) - np.repeat(mat.indptr[:-1], degree)
+        self.slots = np.full((n, self.degree), p, dtype=np.intp)
+        self.slots[rows, cols] = mat.indices
+        self.entries = np.full((n, self.degree), -1, dtype=np.intp)
+        self.entries[rows, cols] = np.arange(mat.nnz)
+        patterns = np.arange(2**self.degree)
+        bits = (patterns[:, None] >> np.arange(self.degree)) & 1
+        self.signs = 2.0 * bits - 1.0  # (2**degree, degree)
+        self.offsets = (np.arange(n, dtype=np.intp) * 2**self.degree)[:, None]
+        self.values = np.empty(n * 2**self.degree)
+
+    def update(self, data: np.ndarray) -> None:
+        """Recompute the table from the class's sparse-row weights ``data``."""
+        w = np.where(self.entries >= 0, data[self.entries], 0.0)  # (n, degree)
+        # the sparse product's sum: zero, then each neighbour's exact term in row order (adding a
+        # padding slot's 0.0 changes no value)
+        h = np.zeros((w.shape[0], self.signs.shape[0]))
+        for k in range(self.degree):
+            h += w[:, k, None] * self.signs[None, :, k]
+        np.clip(h, -60.0, 60.0, out=h)
+        np.negative(h, out=h)
+        np.exp(h, out=h)
+        h += 1.0
+        self.values[:] = h.ravel()
 
 
 class BlockGibbsSampler:
@@ -80,6 +131,12 @@ class BlockGibbsSampler:
             # csr reorders the entries; recover which edge each stored entry belongs to
             entry_edge = edge[sel][mat.data.astype(np.int64) - 1]
             self._blocks.append((nodes, mat, entry_edge))
+        # one table per colour class of small degree (None: sparse product and exp per chain)
+        self._tables: list[_FieldTable | None] = [
+            _FieldTable(mat, p) if np.diff(mat.indptr).max(initial=0) <= TABLE_MAX_DEGREE else None
+            for _, mat, _ in self._blocks
+        ]
+        self._buffers: dict[int, tuple] = {}  # per number of chains: the sweep's work arrays
         self._edge_u = np.ascontiguousarray(u, dtype=np.intp)
         self._edge_v = np.ascontiguousarray(v, dtype=np.intp)
         self.set_theta(np.full(graph.n_edges, 0.5) if theta is None else theta)
@@ -87,8 +144,10 @@ class BlockGibbsSampler:
     def set_weights(self, w: np.ndarray) -> None:
         """Set the natural parameters ``w = logit(theta)`` (shape ``(E,)``)."""
         w = np.asarray(w, dtype=np.float64)
-        for _, mat, entry_edge in self._blocks:
+        for (_, mat, entry_edge), table in zip(self._blocks, self._tables, strict=True):
             mat.data[:] = w[entry_edge]
+            if table is not None:
+                table.update(mat.data)
 
     def set_theta(self, theta: np.ndarray) -> None:
         """Set the edge parameters (validated to lie in ``(0, 1)``)."""
@@ -110,30 +169,86 @@ class BlockGibbsSampler:
     def sweep(
         self, state: np.ndarray, *, rng: np.random.Generator, n_sweeps: int = 1
     ) -> np.ndarray:
-        """Run ``n_sweeps`` full sweeps (every colour class once) in place and return ``state``."""
-        buffers: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}  # per class size
+        """Run ``n_sweeps`` full sweeps (every colour class once) in place and return ``state``.
+
+        ``state`` is a ``(p, n_chains)`` spin state (entries ``-1.0`` or ``1.0``). Each colour
+        class draws ``rng.random((class size, n_chains))`` per sweep, in class order, and node
+        ``u``'s spin in chain ``j`` becomes ``+1`` where
+        ``draw * (1 + exp(-clip(field, -60, 60))) < 1``.
+        """
+        p, m = state.shape
+        if m not in self._buffers:
+            self._buffers[m] = self._work_arrays(m)
+        pos, work = self._buffers[m]
+        # the state's sign bits, and a last row of zeros for the tables' padding slots
+        np.greater(state, 0.0, out=pos[:p].view(np.bool_))
         for _ in range(int(n_sweeps)):
-            for nodes, mat, _ in self._blocks:
-                field = mat @ state  # a new array, free to overwrite
-                if field.shape not in buffers:
-                    buffers[field.shape] = (np.empty(field.shape), np.empty(field.shape, bool))
-                u, up = buffers[field.shape]
-                rng.random(out=u)  # the same draws as rng.random(field.shape)
-                # u < sigmoid(h)  <=>  u * (1 + exp(-h)) < 1, evaluated in place with exactly the
-                # operations of `u * (1.0 + np.exp(-np.clip(h, -60, 60))) < 1.0`; clipping avoids
-                # overflow warnings
-                np.clip(field, -60.0, 60.0, out=field)
-                np.negative(field, out=field)
-                np.exp(field, out=field)
-                field += 1.0
-                field *= u
-                np.less(field, 1.0, out=up)
-                # the new spins 2 * up - 1, exactly -1.0 or 1.0 (np.where is several times slower)
-                np.copyto(u, up)
-                u *= 2.0
-                u -= 1.0
-                state[nodes] = u
+            for (nodes, mat, _), table, arrays in zip(
+                self._blocks, self._tables, work, strict=True
+            ):
+                if table is None:
+                    self._update_sparse(state, pos, nodes, mat, arrays, rng)
+                else:
+                    self._update_table(state, pos, nodes, table, arrays, rng)
         return state
+
+    @staticmethod
+    def _update_sparse(state, pos, nodes, mat, arrays, rng) -> None:
+        """Update one colour class by its sparse product and ``exp`` per node and chain."""
+        u, up = arrays
+        g = mat @ state  # a new array, free to overwrite
+        rng.random(out=u)  # the same draws as rng.random(g.shape)
+        # u < sigmoid(h)  <=>  u * (1 + exp(-h)) < 1, evaluated in place with exactly the operations
+        # of `u * (1.0 + np.exp(-np.clip(h, -60, 60))) < 1.0`; clipping avoids overflow warnings
+        np.clip(g, -60.0, 60.0, out=g)
+        np.negative(g, out=g)
+        np.exp(g, out=g)
+        g += 1.0
+        g *= u
+        np.less(g, 1.0, out=up)
+        pos[nodes] = up
+        # the new spins 2 * up - 1, exactly -1.0 or 1.0 (np.where is several times slower)
+        np.copyto(u, up)
+        u *= 2.0
+        u -= 1.0
+        state[nodes] = u
+
+    @staticmethod
+    def _update_table(state, pos, nodes, table, arrays, rng) -> None:
+        """Update one colour class from its table of ``1 + exp(-field)``."""
+        u, up, g, idx, tmp, flat = arrays
+        # each node's neighbour pattern per chain, then its table entry
+        if table.degree == 0:
+            idx.fill(0)
+        else:
+            np.take(pos, table.slots[:, 0], axis=0, out=idx)
+        for k in range(1, table.degree):
+            np.take(pos, table.slots[:, k], axis=0, out=tmp)
+            np.multiply(tmp, np.uint8(1 << k), out=tmp)  # a shift, several times faster
+            np.bitwise_or(idx, tmp, out=idx)
+        np.add(idx, table.offsets, out=flat)
+        np.take(table.values, flat, out=g, mode="clip")  # in range by construction; no checks
+        rng.random(out=u)
+        g *= u
+        np.less(g, 1.0, out=up)
+        pos[nodes] = up
+        np.copyto(u, up)
+        u *= 2.0
+        u -= 1.0
+        state[nodes] = u
+
+    def _work_arrays(self, m: int) -> tuple[np.ndarray, list[tuple[np.ndarray, ...]]]:
+        """The sign bits ``(p + 1, m)`` and, per colour class, the sweep's work arrays."""
+        pos = np.zeros((self.graph.n_nodes + 1, m), dtype=np.uint8)
+        work = []
+        for (nodes, _, _), table in zip(self._blocks, self._tables, strict=True):
+            shape = (nodes.size, m)
+            if table is None:
+                work.append((np.empty(shape), np.empty(shape, dtype=np.bool_)))
+            else:
+                dtypes = (np.float64, np.bool_, np.float64, np.uint8, np.uint8, np.intp)
+                work.append(tuple(np.empty(shape, dtype=dt) for dt in dtypes))
+        return pos, work
 
     @staticmethod
     def to_samples(state: np.ndarray) -> np.ndarray:
