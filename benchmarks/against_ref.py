@@ -80,3 +80,19 @@ def report(
         return 1
     print(f"results identical: {n_arrays} arrays")
     return 0
+
+
+def block_arrays(estimator: str, runs: Sequence[tuple[dict, dict]]) -> dict[str, np.ndarray]:
+    """The arrays of a block of MRF runs (``run_simulation_block``'s output) to compare, by name.
+
+    Each run's numeric metrics (its times left out) and its arrays, named
+    ``estimator/run index/key``.
+    """
+    arrays = {}
+    for i, (row, arr) in enumerate(runs):
+        for k, v in row.items():
+            if isinstance(v, int | float) and k not in ("seconds", "init_seconds"):
+                arrays[f"{estimator}/{i}/{k}"] = np.asarray(v)
+        for k, v in arr.items():
+            arrays[f"{estimator}/{i}/{k}"] = v
+    return arrays

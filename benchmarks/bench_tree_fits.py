@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from against_ref import report, run_both
+from against_ref import block_arrays, report, run_both
 
 ESTIMATORS = ("mle", "oracle", "dp_gibbs_tree")
 
@@ -57,12 +57,7 @@ def child(out: Path, replicates: int, ns: list[int], steps: int) -> None:
         t0 = time.process_time()
         res = run_simulation_block(est, graph, reps, ns, seeds, settings=settings, alpha0=1.0)
         times[est] = (time.process_time() - t0) / len(res)
-        for i, (row, arr) in enumerate(res):
-            for k, v in row.items():
-                if isinstance(v, int | float) and k not in ("seconds", "init_seconds"):
-                    arrays[f"{est}/{i}/{k}"] = np.asarray(v)
-            for k, v in arr.items():
-                arrays[f"{est}/{i}/{k}"] = v
+        arrays |= block_arrays(est, res)
     np.savez(out.with_suffix(".npz"), **arrays)
     out.with_suffix(".json").write_text(json.dumps(times))
 

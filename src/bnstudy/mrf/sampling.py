@@ -204,14 +204,7 @@ class BlockGibbsSampler:
         np.negative(g, out=g)
         np.exp(g, out=g)
         g += 1.0
-        g *= u
-        np.less(g, 1.0, out=up)
-        pos[nodes] = up
-        # the new spins 2 * up - 1, exactly -1.0 or 1.0 (np.where is several times slower)
-        np.copyto(u, up)
-        u *= 2.0
-        u -= 1.0
-        state[nodes] = u
+        BlockGibbsSampler._accept(state, pos, nodes, g, u, up)
 
     @staticmethod
     def _update_table(state, pos, nodes, table, arrays, rng) -> None:
@@ -229,9 +222,18 @@ class BlockGibbsSampler:
         np.add(idx, table.offsets, out=flat)
         np.take(table.values, flat, out=g, mode="clip")  # in range by construction; no checks
         rng.random(out=u)
+        BlockGibbsSampler._accept(state, pos, nodes, g, u, up)
+
+    @staticmethod
+    def _accept(state, pos, nodes, g, u, up) -> None:
+        """Set the class's spins to ``+1`` where ``u * g < 1`` (``g = 1 + exp(-field)``), else -1.
+
+        Overwrites ``g`` and ``u``; ``up`` receives the new sign bits, copied to ``pos``.
+        """
         g *= u
         np.less(g, 1.0, out=up)
         pos[nodes] = up
+        # the new spins 2 * up - 1, exactly -1.0 or 1.0 (np.where is several times slower)
         np.copyto(u, up)
         u *= 2.0
         u -= 1.0
