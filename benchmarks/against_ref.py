@@ -96,3 +96,16 @@ def block_arrays(estimator: str, runs: Sequence[tuple[dict, dict]]) -> dict[str,
         for k, v in arr.items():
             arrays[f"{estimator}/{i}/{k}"] = v
     return arrays
+
+
+def through_file(replicates: dict) -> dict:
+    """MRF replicates written to a block file and read back, as a simulation job and a fit job do.
+
+    Uses the ``save_replicates`` and ``load_replicates`` of the copy of the library that runs.
+    """
+    from bnstudy.studies.mrf.experiments import load_replicates, save_replicates
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "data.npz"
+        save_replicates(path, replicates, dict.fromkeys(replicates, 0))
+        return load_replicates(path)

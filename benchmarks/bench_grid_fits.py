@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from against_ref import block_arrays, report, run_both
+from against_ref import block_arrays, report, run_both, through_file
 
 ESTIMATORS = ("mle", "oracle", "gibbs_sba")
 KEYS = ("simulate", *ESTIMATORS)
@@ -59,6 +59,7 @@ def child(out: Path, replicates: int, ns: list[int], sweeps: int, steps: int) ->
         )
         for r in range(replicates)
     }
+    reps = through_file(reps)
     times = {"simulate": (time.process_time() - t0) / replicates}
     arrays = {f"data/{r}": np.r_[rep.train, rep.test] for r, rep in reps.items()}
     seeds = {(n, r): 1000 * n + r for n in ns for r in reps}

@@ -10,6 +10,7 @@ from bnstudy.mrf import binary_tree, grid, log_likelihood, log_pseudo_likelihood
 from bnstudy.mrf.metrics import vi_difference
 from bnstudy.studies.mrf.experiments import (
     ESTIMATORS,
+    SimulatedReplicate,
     fit_estimator,
     heldout_log_likelihood,
     learn_senate_graph,
@@ -103,6 +104,10 @@ def test_replicate_round_trip(tmp_path, grid_replicate):
     assert back.n_groups == rep.n_groups
     for name in ("theta", "groups", "train", "test"):
         assert np.array_equal(getattr(back, name), getattr(rep, name))
+    assert back.train.dtype == back.test.dtype == np.int8
+    # the samples are stored bit-packed: 9 columns in 2 bytes per row
+    with np.load(tmp_path / "rep.npz") as npz:
+        assert npz["train_bits"].shape == (rep.train.shape[0], 2) and int(npz["n_nodes"]) == 9
     np.savez(tmp_path / "bad.npz", theta=rep.theta)
     with pytest.raises(ValueError, match="missing key"):
         load_replicate(tmp_path / "bad.npz")
@@ -351,3 +356,16 @@ def test_fast_vi_difference_equals_the_reference():
     fast = vi_difference_fast(gs, truth, rng=np.random.default_rng(8))
     assert fast == ref  # same draws, same sums in the same order
     assert vi_difference_fast(truth, truth, rng=np.random.default_rng(1)) > 0
+
+
+def test_replicate_files_reject_samples_that_are_not_binary(tmp_path, grid_replicate):
+    _, rep = grid_replicate
+    bad = SimulatedReplicate(rep.theta, rep.groups, rep.n_groups, rep.train * 2, rep.test)
+    with pytest.raises(ValueError, match=r"train: samples must be 0 or 1, got values in \[0, 2\]"):
+        save_replicate(tmp_path / "rep.npz", bad)
+    wide = SimulatedReplicate(
+        rep.theta, rep.groups, rep.n_groups, rep.train.astype(np.int64), rep.test
+    )
+    with pytest.raises(ValueError, match="train: expected int8 samples with 9 columns, got int64"):
+        save_replicate(tmp_path / "rep.npz", wide)
+    assert not (tmp_path / "rep.npz").exists()

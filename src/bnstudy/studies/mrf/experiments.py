@@ -192,35 +192,65 @@ def simulate_replicate(
     return SimulatedReplicate(theta, groups, int(n_groups), X[: int(n_train)], X[int(n_train) :])
 
 
+def _replicate_fields(replicate: SimulatedReplicate) -> dict[str, np.ndarray]:
+    """The arrays of a replicate as stored: samples bit-packed along each row.
+
+    A sample row of ``p`` binary values takes ``ceil(p / 8)`` bytes (``numpy.packbits``) instead of
+    ``p``: the paper's tree blocks shrink 8-fold before compression, and writing them no longer
+    spends most of a simulation job deflating bytes of 0 and 1.
+    """
+    fields = {
+        "theta": replicate.theta,
+        "groups": replicate.groups,
+        "n_groups": np.array(replicate.n_groups),
+        "n_nodes": np.array(replicate.train.shape[1]),
+    }
+    for name in ("train", "test"):
+        X = np.asarray(getattr(replicate, name))
+        if X.dtype != np.int8 or X.ndim != 2 or X.shape[1] != replicate.train.shape[1]:
+            raise ValueError(
+                f"{name}: expected int8 samples with {replicate.train.shape[1]} columns, "
+                f"got {X.dtype} of shape {X.shape}"
+            )
+        if X.size and (X.min() < 0 or X.max() > 1):
+            raise ValueError(
+                f"{name}: samples must be 0 or 1, got values in [{X.min()}, {X.max()}]"
+            )
+        fields[f"{name}_bits"] = np.packbits(X, axis=1)
+    return fields
+
+
+def _replicate_from(npz: Any, prefix: str = "") -> SimulatedReplicate:
+    """The replicate stored under ``prefix`` (what :func:`_replicate_fields` wrote)."""
+    p = int(npz[f"{prefix}n_nodes"])
+
+    def samples(name: str) -> np.ndarray:
+        return np.unpackbits(npz[f"{prefix}{name}_bits"], axis=1, count=p).view(np.int8)
+
+    return SimulatedReplicate(
+        theta=npz[f"{prefix}theta"],
+        groups=npz[f"{prefix}groups"],
+        n_groups=int(npz[f"{prefix}n_groups"]),
+        train=samples("train"),
+        test=samples("test"),
+    )
+
+
 def save_replicate(dest: PathLike, replicate: SimulatedReplicate, **meta: Any) -> None:
     """Write a replicate (and scalar metadata such as the seed) to one ``.npz`` atomically."""
-    save_npz(
-        dest,
-        theta=replicate.theta,
-        groups=replicate.groups,
-        n_groups=np.array(replicate.n_groups),
-        train=replicate.train,
-        test=replicate.test,
-        **{k: np.asarray(v) for k, v in meta.items()},
-    )
+    save_npz(dest, **_replicate_fields(replicate), **{k: np.asarray(v) for k, v in meta.items()})
 
 
 def load_replicate(path: PathLike) -> SimulatedReplicate:
     """Read what :func:`save_replicate` wrote."""
     with np.load(path, allow_pickle=False) as npz:
         try:
-            return SimulatedReplicate(
-                theta=npz["theta"],
-                groups=npz["groups"],
-                n_groups=int(npz["n_groups"]),
-                train=npz["train"],
-                test=npz["test"],
-            )
+            return _replicate_from(npz)
         except KeyError as err:
             raise ValueError(f"{path}: not a simulated replicate, missing key {err}") from None
 
 
-_REPLICATE_KEYS = ("theta", "groups", "n_groups", "train", "test", "seed")
+_REPLICATE_KEYS = ("theta", "groups", "n_groups", "n_nodes", "train_bits", "test_bits", "seed")
 
 
 def save_replicates(
@@ -228,18 +258,12 @@ def save_replicates(
 ) -> None:
     """Write the replicates of one block (and each one's seed) to one ``.npz`` atomically.
 
-    Keys are ``rep=<rep>/<field>``; :func:`load_replicates` reads them back.
+    Keys are ``rep=<rep>/<field>``, the samples bit-packed (``train_bits``, ``test_bits``, and
+    ``n_nodes`` to unpack them); :func:`load_replicates` reads them back.
     """
     arrays = {}
     for rep, replicate in replicates.items():
-        fields = {
-            "theta": replicate.theta,
-            "groups": replicate.groups,
-            "n_groups": np.array(replicate.n_groups),
-            "train": replicate.train,
-            "test": replicate.test,
-            "seed": np.array(int(seeds[rep])),
-        }
+        fields = _replicate_fields(replicate) | {"seed": np.array(int(seeds[rep]))}
         arrays |= {f"rep={int(rep)}/{k}": v for k, v in fields.items()}
     save_npz(dest, **arrays)
 
@@ -251,16 +275,7 @@ def load_replicates(path: PathLike) -> dict[int, SimulatedReplicate]:
         if not reps:
             raise ValueError(f"{path}: no replicates (keys rep=<rep>/<field>)")
         try:
-            return {
-                rep: SimulatedReplicate(
-                    theta=npz[f"rep={rep}/theta"],
-                    groups=npz[f"rep={rep}/groups"],
-                    n_groups=int(npz[f"rep={rep}/n_groups"]),
-                    train=npz[f"rep={rep}/train"],
-                    test=npz[f"rep={rep}/test"],
-                )
-                for rep in reps
-            }
+            return {rep: _replicate_from(npz, f"rep={rep}/") for rep in reps}
         except KeyError as err:
             raise ValueError(f"{path}: incomplete replicate block, missing key {err}") from None
 
