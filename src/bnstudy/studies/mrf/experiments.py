@@ -250,9 +250,6 @@ def load_replicate(path: PathLike) -> SimulatedReplicate:
             raise ValueError(f"{path}: not a simulated replicate, missing key {err}") from None
 
 
-_REPLICATE_KEYS = ("theta", "groups", "n_groups", "n_nodes", "train_bits", "test_bits", "seed")
-
-
 def save_replicates(
     dest: PathLike, replicates: Mapping[int, SimulatedReplicate], seeds: Mapping[int, int]
 ) -> None:
