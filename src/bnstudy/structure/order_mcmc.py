@@ -174,8 +174,8 @@ def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
     The same arithmetic as SciPy's (1.15 and later) for real input without weights: the largest
     entry of each row is taken out of the shifted sum, which is divided by its multiplicity ``m``,
     and ``log1p(s) + log(m) + max`` is returned, with ``log(Σ exp(a))`` where that is not finite.
-    SciPy's array-API dispatch costs about ten times the arithmetic on the small rows of an order
-    step, which this skips.
+    On the small rows of an order step, SciPy's array-API dispatch makes a call about four times
+    slower (about 200 µs against 40 µs measured), which this skips.
     """
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         a_max = a.max(axis=1, keepdims=True)
