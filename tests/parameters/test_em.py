@@ -133,6 +133,21 @@ def test_map_em_objective_never_decreases_alarm(alarm, alarm_data):
     assert np.all(np.diff(em.objective_trace_[:5]) > 0)
 
 
+def test_objective_adds_each_sharing_sets_log_prior_once(small_bn):
+    """objective - ll = alpha * sum over sharing sets of sum(log theta), added set by set."""
+    data = forward_sample(small_bn, 200, rng=np.random.default_rng(12))
+    em = ExpectationMaximization(sharing=[["A", "A2"]], pseudo_count=0.7, max_iter=3).fit(
+        small_bn, data, ["H"], rng=np.random.default_rng(2)
+    )
+    prior = 0
+    for group in em.sharing_:
+        prior += np.log(em.cpts_[group[0]]).sum()
+    assert em.objective_trace_[-1] - em.log_likelihood_trace_[-1] == pytest.approx(
+        0.7 * prior, rel=1e-12
+    )
+    assert em._log_prior(em.cpts_, 0.7) == float(0.7 * prior)
+
+
 @pytest.mark.parametrize("sharing", [None, [shared_node_set()]], ids=["no_sharing", "sharing"])
 def test_em_monotone_mini_adapt_production(mini_adapt, sharing):
     data = forward_sample(mini_adapt, 500, rng=np.random.default_rng(7))

@@ -30,10 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from bnstudy.metrics.parameters import cpt_errors
+from bnstudy.metrics.parameters import CPTErrors
 from bnstudy.networks.bn import NORMALIZATION_ATOL, DiscreteBayesianNetwork
 from bnstudy.parameters.mle import check_data, cpts_from_counts
 from bnstudy.parameters.sharing import validate_sharing
+from bnstudy.stacking import ShapeGroups, sum_in_order
 
 __all__ = ["ExpectationMaximization"]
 
@@ -237,9 +238,11 @@ class ExpectationMaximization:
                 f"EM on network {bn.name!r} got data with 0 rows (shape {arr.shape}): there is "
                 "nothing to learn from; pass at least one sample"
             )
+        errors = None
         if true_cpts is not None:
             # fail early (and name the node) rather than after the run
-            cpt_errors(true_cpts, bn.cpts, bn.nodes)
+            errors = CPTErrors(true_cpts, bn.nodes)
+            errors(bn.cpts)
 
         engine = self._engine(bn, engine)
         evidence = np.ascontiguousarray(arr[:, [bn.index(v) for v in engine.observed_]])
@@ -254,8 +257,8 @@ class ExpectationMaximization:
         def record(ll: float, cpts: Mapping[str, np.ndarray]) -> None:
             ll_trace.append(ll)
             obj_trace.append(ll + self._log_prior(cpts, alpha))
-            if true_cpts is not None:
-                err_trace.append(cpt_errors(true_cpts, cpts, bn.nodes))
+            if errors is not None:
+                err_trace.append(errors(cpts))
 
         converged = False
         n_iter = 0
@@ -316,15 +319,14 @@ class ExpectationMaximization:
     # ------------------------------------------------------------------ steps
     def _m_step(self, counts: Mapping[str, np.ndarray], alpha: float) -> dict[str, np.ndarray]:
         """Pool counts over each sharing set, add the pseudo-count once, normalise, assign."""
-        theta: dict[str, np.ndarray] = {}
+        pooled = {}
         for group in self.sharing_:
-            pooled = counts[group[0]]
+            total = counts[group[0]]
             for v in group[1:]:
-                pooled = pooled + counts[v]
-            table = cpts_from_counts({group[0]: pooled}, alpha)[group[0]]
-            for v in group:
-                theta[v] = table
-        return theta
+                total = total + counts[v]
+            pooled[group[0]] = total
+        tables = cpts_from_counts(pooled, alpha)  # all sets at once
+        return {v: tables[group[0]] for group in self.sharing_ for v in group}
 
     def _stop(self, trace: Sequence[float]) -> tuple[bool, float | None]:
         """libDAI ``EMAlg::hasSatisfiedTermConditions`` on the recorded log-likelihoods."""
@@ -347,8 +349,11 @@ class ExpectationMaximization:
         """``alpha * sum log theta`` over each sharing set's CPT once (log Dirichlet density + c)."""
         if alpha == 0:
             return 0.0
+        groups = ShapeGroups({g[0]: np.shape(cpts[g[0]]) for g in self.sharing_})
         with np.errstate(divide="ignore"):
-            return float(alpha * sum(np.log(cpts[g[0]]).sum() for g in self.sharing_))
+            sums = [np.log(t).reshape(len(t), -1).sum(axis=1) for t in groups.stack(cpts)]
+        # each set's sum, added in set order
+        return float(alpha * sum_in_order(groups.per_key(sums)))
 
     # ------------------------------------------------------------------ setup
     def _check_hyperparameters(self) -> None:

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from bnstudy.networks.bn import DiscreteBayesianNetwork
+from bnstudy.stacking import ShapeGroups
 
 __all__ = [
     "MaximumLikelihoodEstimator",
@@ -199,17 +200,23 @@ def cpts_from_counts(
     alpha = float(pseudo_count)
     if not np.isfinite(alpha) or alpha < 0:
         raise ValueError(f"pseudo_count must be a finite number >= 0, got {pseudo_count!r}")
-    out = {}
-    for v, c in counts.items():
-        arr = np.asarray(c, dtype=np.float64)
-        if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-            raise ValueError(f"counts of node {v!r} must be finite and non-negative")
-        arr = arr + alpha
+    # one NumPy call per CPT shape, not per node (the same values: see bnstudy.stacking)
+    groups = ShapeGroups({v: np.shape(c) for v, c in counts.items()})
+    stacked = groups.stack(counts)
+    # per node: any entry negative or not finite (a NaN is not < 0; the finiteness test finds it)
+    bad = groups.per_key(
+        [(~np.isfinite(arr) | (arr < 0)).reshape(len(arr), -1).any(axis=1) for arr in stacked]
+    )
+    if bad.any():
+        node = groups.keys[int(np.argmax(bad))]
+        raise ValueError(f"counts of node {node!r} must be finite and non-negative")
+    tables = []
+    for (shape, _), arr in zip(groups.groups, stacked, strict=True):
+        arr += alpha
         tot = arr.sum(axis=-1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
-            table = np.where(tot > 0, arr / tot, 1.0 / arr.shape[-1])
-        out[v] = table
-    return out
+            tables.append(np.where(tot > 0, arr / tot, 1.0 / shape[-1]))
+    return groups.unstack(tables)
 
 
 class MaximumLikelihoodEstimator:
