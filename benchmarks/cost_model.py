@@ -302,6 +302,7 @@ SIZES: dict[str, SizeRule] = {
     "run_em_mini_adapt": SizeRule(_run_em_mini_adapt, (), "trials x n"),
     "sample_network": SizeRule(_network_rows, ("network",), "n x nodes"),
     "summarize_lsbn_ropart": SizeRule(_network_rows, ("network",), "n x nodes"),
+    "prepare_lsbn": SizeRule(_network_rows, ("network",), "n x nodes"),
     "run_lsbn_global": SizeRule(_network_rows, ("baseline", "network"), "n x nodes"),
     "run_lsbn": SizeRule(_run_lsbn, ("learner", "network"), "n x nodes (x MCMC steps)"),
     "prepare_dataset": SizeRule(lambda w, c: 1.0, ("dataset",), "per dataset"),

@@ -12,6 +12,7 @@ from bnstudy.provenance import code_version as _code_version
 from bnstudy.structure.lsbn import GLOBAL_LEARNERS, LOCAL_LEARNERS
 from bnstudy.structure.lsbn import settings_from_config as lsbn_settings_from_config
 from bnstudy.studies.claims import PAPERS
+from bnstudy.studies.lsbn.prepared import PREPARE_SETTINGS as LSBN_PREPARE_SETTINGS
 from bnstudy.studies.em.runner import job_design
 from bnstudy.studies.em.trials import EMSettings
 from bnstudy.studies.mrf.experiments import ESTIMATORS as MRF_ESTIMATORS
@@ -458,6 +459,12 @@ def tan_mi_comparison():
 def lsbn_settings():
     """The LSBN and baseline settings every learning run of this paper uses."""
     return lsbn_settings_from_config(config["lsbn"])
+
+
+def lsbn_prepare_settings():
+    """The settings ROPART and the Markov blankets read (a change to any other reruns no
+    prepare_lsbn job)."""
+    return {k: v for k, v in lsbn_settings().items() if k in LSBN_PREPARE_SETTINGS}
 
 
 def lsbn_ropart_settings():

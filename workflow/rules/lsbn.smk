@@ -1,6 +1,8 @@
 # Paper `lsbn`: LSBN, divide-and-conquer structure learning with model averaging.
 #
 # results/lsbn/ropart/<network>/n=<n>/rep=<rep>/statistics.csv   Tables I-IV: ROPART partitions
+# results/lsbn/prepared/<network>/n=<n>/rep=<rep>.npz             ROPART and Markov blankets,
+#   computed once for the five LSBN runs of the dataset
 # results/lsbn/global/<network>/<baseline>/n=<n>/rep=<rep>/         a baseline on all variables
 # results/lsbn/lsbn/<network>/<learner>/n=<n>/rep=<rep>/           LSBN with that LocalLearn
 #   structure.npz (learned DAG and skeleton), metrics.csv (P/R/F, hit/additional/missing, time)
@@ -29,6 +31,31 @@ rule summarize_lsbn_ropart:
         "ROPART statistics of {wildcards.network}, {wildcards.n} samples, replicate {wildcards.rep}"
     script:
         "../scripts/summarize_lsbn_ropart.py"
+
+
+# ROPART and the Markov blankets (Alg. 1, Alg. 2 step 1): they do not depend on LocalLearn, so
+# every LSBN run of a dataset reads them from here instead of computing them again.
+rule prepare_lsbn:
+    input:
+        samples=network_samples("{network}", "{n}", "{rep}"),
+    output:
+        prepared="results/lsbn/prepared/{network}/n={n}/rep={rep}.npz",
+    log:
+        "logs/prepare_lsbn/{network}/n={n}/rep={rep}.log",
+    benchmark:
+        "logs/benchmarks/prepare_lsbn/{network}/n={n}/rep={rep}.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+    params:
+        code=code_version("prepare_lsbn.py"),
+        settings=lsbn_prepare_settings(),
+    message:
+        "ROPART and Markov blankets of {wildcards.network}, replicate {wildcards.rep}"
+    script:
+        "../scripts/prepare_lsbn.py"
 
 
 # A baseline (ARACNE, PC, greedy search, MMHC) on all variables: the paper's "global" columns.
@@ -71,6 +98,7 @@ rule run_lsbn:
     input:
         network=network_input,
         samples=network_samples("{network}", "{n}", "{rep}"),
+        prepared="results/lsbn/prepared/{network}/n={n}/rep={rep}.npz",
     output:
         structure="results/lsbn/lsbn/{network}/{learner}/n={n}/rep={rep}/structure.npz",
         metrics="results/lsbn/lsbn/{network}/{learner}/n={n}/rep={rep}/metrics.csv",
