@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The data mirror the benchmarks read networks from: $BNSTUDY_DATA_MIRROR, else ../shared/data.
+DATA_MIRROR = Path(os.environ.get("BNSTUDY_DATA_MIRROR", ROOT.parent / "shared" / "data"))
 
 
 def export_src(ref: str, dest: Path) -> Path:

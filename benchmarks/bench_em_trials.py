@@ -26,13 +26,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from against_ref import report, run_both
+from against_ref import DATA_MIRROR, report, run_both
 
 # config/paper_cpu.yaml's em block (the sharing design and the EM settings)
 EM = {
@@ -81,11 +80,7 @@ def main() -> int:
     ap.add_argument(
         "--data",
         type=Path,
-        default=Path(
-            os.environ.get(
-                "BNSTUDY_DATA_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "data"
-            )
-        ),
+        default=DATA_MIRROR,
         help="data mirror with bif/ and adapt/ (default $BNSTUDY_DATA_MIRROR or ../shared/data)",
     )
     ap.add_argument("--networks", nargs="+", choices=sorted(FILES), default=["pigs", "adapt"])

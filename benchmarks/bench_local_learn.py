@@ -25,16 +25,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from against_ref import report, run_both
+from against_ref import DATA_MIRROR, report, run_both
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = Path(os.environ.get("BNSTUDY_DATA_MIRROR", ROOT.parent / "shared" / "data"))
 SEED = 20201229
 
 
@@ -93,7 +91,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=4, help="largest sub-communities learned")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--config", type=Path, default=ROOT / "config" / "paper_cpu.yaml")
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="data mirror (with bif/)")
+    ap.add_argument("--data", type=Path, default=DATA_MIRROR, help="data mirror (with bif/)")
     ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
