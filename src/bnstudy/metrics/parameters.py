@@ -26,6 +26,7 @@ References
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -110,7 +111,7 @@ class CPTErrors:
 
     def __init__(self, true: Mapping[str, np.ndarray], nodes: Iterable[str] | None = None) -> None:
         names = list(true) if nodes is None else list(nodes)
-        repeated = sorted({v for v in names if names.count(v) > 1})
+        repeated = sorted(v for v, k in Counter(names).items() if k > 1)
         if repeated:
             raise ValueError(f"nodes lists {repeated} more than once")
         missing = [v for v in names if v not in true]
