@@ -12,9 +12,9 @@ from bnstudy.provenance import code_version as _code_version
 from bnstudy.structure.lsbn import GLOBAL_LEARNERS, LOCAL_LEARNERS
 from bnstudy.structure.lsbn import settings_from_config as lsbn_settings_from_config
 from bnstudy.studies.claims import PAPERS
-from bnstudy.studies.lsbn.prepared import PREPARE_SETTINGS as LSBN_PREPARE_SETTINGS
 from bnstudy.studies.em.runner import job_design
 from bnstudy.studies.em.trials import EMSettings
+from bnstudy.studies.lsbn.prepared import PREPARE_SETTINGS as LSBN_PREPARE_SETTINGS
 from bnstudy.studies.mrf.experiments import ESTIMATORS as MRF_ESTIMATORS
 from bnstudy.studies.mrf.experiments import FROM_MLE as MRF_FROM_MLE
 from bnstudy.studies.mrf.experiments import SIMULATIONS as MRF_SIMULATIONS
@@ -462,8 +462,8 @@ def lsbn_settings():
 
 
 def lsbn_prepare_settings():
-    """The settings ROPART and the Markov blankets read (a change to any other reruns no
-    prepare_lsbn job)."""
+    """The settings ROPART and the Markov blankets read: changing any other one leaves the
+    prepare_lsbn jobs as they are."""
     return {k: v for k, v in lsbn_settings().items() if k in LSBN_PREPARE_SETTINGS}
 
 

@@ -61,7 +61,7 @@ def cpt_errors(
     Raises
     ------
     ValueError
-        If a node is missing from either mapping or its two CPTs differ in shape.
+        If a node is listed twice, is missing from either mapping, or its two CPTs differ in shape.
 
     See Also
     --------
