@@ -1,7 +1,7 @@
 """Keyed arrays grouped by shape, so that one NumPy call serves every array of a shape.
 
 A network's CPTs come as one small array per node, and a per-node loop of NumPy calls spends its
-time in call overhead, not arithmetic (pigs: 441 nodes, three shapes). :class:`ShapeGroups` stacks
+time in call overhead, not arithmetic (pigs: 441 nodes, two shapes). :class:`ShapeGroups` stacks
 the arrays of each shape into one, and gives the per-key results back in the keys' order.
 
 Reductions over a stacked array's trailing axes give each key the same bits as the key's own
