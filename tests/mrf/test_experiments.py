@@ -358,6 +358,23 @@ def test_fast_vi_difference_equals_the_reference():
     assert vi_difference_fast(truth, truth, rng=np.random.default_rng(1)) > 0
 
 
+@pytest.mark.parametrize(
+    "relabel",
+    [
+        lambda g: g,  # every row already 0 .. k - 1: no numpy.unique
+        lambda g: g * 3 + 1,  # gaps and no 0: each row relabelled
+        lambda g: np.where(np.arange(g.shape[0])[:, None] % 2 == 0, g, g + 5),  # mixed rows
+        lambda g: g.astype(np.int32) - 2,  # negative labels
+    ],
+)
+def test_fast_vi_difference_equals_the_reference_for_any_labels(relabel):
+    rng = np.random.default_rng(4)
+    truth = rng.integers(0, 5, 200)
+    gs = relabel(np.stack([rng.integers(0, 1 + t % 7, 200) for t in range(30)]))
+    ref = vi_difference(gs, truth, rng=np.random.default_rng(9))
+    assert vi_difference_fast(gs, truth, rng=np.random.default_rng(9)) == ref
+
+
 def test_replicate_files_reject_samples_that_are_not_binary(tmp_path, grid_replicate):
     _, rep = grid_replicate
     bad = SimulatedReplicate(rep.theta, rep.groups, rep.n_groups, rep.train * 2, rep.test)

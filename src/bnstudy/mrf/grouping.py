@@ -689,6 +689,9 @@ def dp_blocked_gibbs_tree(
     rows = np.arange(R)[:, None]
     offsets = (np.arange(R) * K)[:, None]
     kept = T - int(burn_in)
+    s_col = s_grid[None, :, None]
+    n_minus_s = n[:, None, None] - s_col
+    cdf, term = np.empty((R, n_max + 1, K)), np.empty((R, n_max + 1, K))
     theta_sum = np.zeros((R, E))
     theta_samples = np.empty((R, T if keep_samples else 0, E))
     groupings = np.empty((R, T, E), dtype=np.int32)
@@ -703,15 +706,18 @@ def dp_blocked_gibbs_tree(
         with np.errstate(divide="ignore"):
             log_v, log_1mv = np.log(v), np.log1p(-v)
         log_pi = log_v + np.concatenate([np.zeros((R, 1)), np.cumsum(log_1mv[:, :-1], axis=1)], 1)
-        # c | pi, phi: the probabilities of an edge depend on its S only, tabulated for S = 0..n
-        logw = (
-            log_pi[:, None, :]
-            + s_grid[None, :, None] * np.log(phi)[:, None, :]
-            + (n[:, None, None] - s_grid[None, :, None]) * np.log1p(-phi)[:, None, :]
-        )  # (R, n_max + 1, K)
-        cdf = np.cumsum(np.exp(logw - logw.max(axis=2, keepdims=True)), axis=2)
+        # c | pi, phi: the probabilities of an edge depend on its S only, tabulated for S = 0..n:
+        # log pi_k + s log phi_k + (n - s) log(1 - phi_k), then its normalized CDF over k, all in
+        # the two preallocated tables (the same operations in the same order as with temporaries)
+        np.multiply(s_col, np.log(phi)[:, None, :], out=cdf)
+        np.add(log_pi[:, None, :], cdf, out=cdf)
+        np.multiply(n_minus_s, np.log1p(-phi)[:, None, :], out=term)
+        cdf += term
+        cdf -= cdf.max(axis=2, keepdims=True)
+        np.exp(cdf, out=cdf)
+        np.cumsum(cdf, axis=2, out=cdf)
         cdf /= cdf[:, :, -1:]
-        cdf += s_grid[None, :, None]  # row s holds s + cdf: one sorted array per chain
+        cdf += s_col  # row s holds s + cdf: one sorted array per chain
         for r in range(R):
             u = rngs[r].random(E)
             pos = np.searchsorted(cdf[r].ravel(), S_by_s[r] + u[by_s[r]], side="right")

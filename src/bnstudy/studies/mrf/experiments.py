@@ -461,6 +461,24 @@ def _vi_to_truth(gs: np.ndarray, truth: np.ndarray) -> np.ndarray:
     return out
 
 
+def _canonical_labels(gs: np.ndarray) -> np.ndarray | None:
+    """``gs`` as int64 when every row already holds exactly the labels ``0 .. k_t - 1``, else None.
+
+    Such a row is its own ``numpy.unique(row, return_inverse=True)[1]`` (the samplers' canonical
+    labels are of this form), so the sort can be skipped.
+    """
+    if gs.size == 0 or gs.min() < 0 or gs.max() >= gs.shape[1]:
+        return None  # (k labels 0 .. k - 1 among r items need k <= r)
+    T = gs.shape[0]
+    width = int(gs.max()) + 1
+    seen = np.bincount((np.arange(T)[:, None] * width + gs).ravel(), minlength=T * width)
+    seen = seen.reshape(T, width) > 0
+    k = gs.max(axis=1) + 1
+    if int(seen.sum()) != int(k.sum()):  # a label below some row's maximum is missing there
+        return None
+    return gs.astype(np.int64)
+
+
 def vi_difference_fast(
     groupings: np.ndarray, truth: np.ndarray, *, rng: np.random.Generator
 ) -> float:
@@ -468,18 +486,23 @@ def vi_difference_fast(
 
     Draws the same random groupings from ``rng`` in the same order (one
     :func:`~bnstudy.mrf.metrics.random_grouping` per step) and returns the same value; on the
-    paper's tree (8,190 edges, 500 steps) it needs one ``numpy.unique`` per step instead of five.
+    paper's tree (8,190 edges, 500 steps) it needs no ``numpy.unique`` at all when the steps'
+    labels are already ``0 .. k - 1`` (the samplers' canonical labels), else one per step instead
+    of five.
     """
     gs = np.atleast_2d(np.asarray(groupings))
     truth = np.unique(np.asarray(truth).ravel(), return_inverse=True)[1].reshape(-1)
     if gs.shape[1] != truth.size:
         raise ValueError(f"groupings have {gs.shape[1]} items, truth has {truth.size}")
-    labels = np.empty(gs.shape, dtype=np.int64)
+    labels = _canonical_labels(gs)
+    if labels is None:
+        labels = np.empty(gs.shape, dtype=np.int64)
+        for t, g in enumerate(gs):
+            labels[t] = np.unique(g, return_inverse=True)[1].reshape(-1)
+    n_groups = labels.max(axis=1) + 1
     rand = np.empty(gs.shape, dtype=np.int64)
-    for t, g in enumerate(gs):
-        uniq, inv = np.unique(g, return_inverse=True)
-        labels[t] = inv.reshape(-1)
-        rand[t] = random_grouping(truth.size, uniq.size, rng=rng)
+    for t in range(gs.shape[0]):
+        rand[t] = random_grouping(truth.size, int(n_groups[t]), rng=rng)
     return float((_vi_to_truth(rand, truth) - _vi_to_truth(labels, truth)).mean())
 
 
