@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from bnstudy.mrf import binary_tree, from_edges, grid, pcd_mle, sampling
+from bnstudy.mrf.mle import PersistentContrastiveDivergence
 from bnstudy.mrf.sampling import BlockGibbsSampler
 
 
@@ -111,17 +112,73 @@ def test_state_from_data_matches_reference(name):
     assert rng_new.bit_generator.state == rng_ref.bit_generator.state
 
 
-def test_pcd_matches_reference_kernel(monkeypatch):
-    """PCD with the kernel equals PCD with the reference sweep and counts, to the bit."""
-    g = grid(4, 4)
+class ReferenceChains:
+    """:class:`bnstudy.mrf.sampling.GibbsChains` by the reference sweep and counts."""
+
+    def __init__(self, kernel, state):
+        self.kernel, self.spins = kernel, state
+
+    def sweep(self, *, rng, n_sweeps=1):
+        reference_sweep(self.kernel, self.spins, rng=rng, n_sweeps=n_sweeps)
+        return self
+
+    def agreement_counts(self):
+        return reference_agreement_counts(self.kernel, self.spins)
+
+    def state(self):
+        return self.spins
+
+
+@pytest.mark.parametrize("graph", [lambda: grid(4, 4), _hubs])
+def test_pcd_matches_reference_kernel(monkeypatch, graph):
+    """PCD with the kernel equals PCD with the reference sweep and counts, to the bit: its
+    estimate and its particles (written back from the sign bits on a grid)."""
+    g = graph()
     data_rng = np.random.default_rng(2)
     X = data_rng.integers(0, 2, size=(50, g.n_nodes))
-    new = pcd_mle(g, X, rng=np.random.default_rng(4), n_iter=30, n_particles=21)
+    pcd = PersistentContrastiveDivergence(g, n_iter=30, n_particles=21)
+    new = pcd.fit(X, rng=np.random.default_rng(4))
+    new_theta, new_particles = new.theta_.copy(), new.particles_.copy()
     monkeypatch.setattr(BlockGibbsSampler, "init_state", reference_init_state)
     monkeypatch.setattr(BlockGibbsSampler, "sweep", reference_sweep)
     monkeypatch.setattr(BlockGibbsSampler, "agreement_counts", reference_agreement_counts)
-    ref = pcd_mle(g, X, rng=np.random.default_rng(4), n_iter=30, n_particles=21)
-    assert np.array_equal(new, ref)
+    monkeypatch.setattr(BlockGibbsSampler, "chains", lambda kernel, x: ReferenceChains(kernel, x))
+    ref = PersistentContrastiveDivergence(g, n_iter=30, n_particles=21).fit(
+        X, rng=np.random.default_rng(4)
+    )
+    assert np.array_equal(new_theta, ref.theta_)
+    assert np.array_equal(new_particles, ref.particles_)
+    assert pcd_mle(g, X, rng=np.random.default_rng(4), n_iter=30, n_particles=21).shape == (
+        g.n_edges,
+    )
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_chains_equal_sweeps_of_the_spin_state(name):
+    """Two sets of chains of one size on one kernel, swept in turn (their sign bits are their
+    own), give the states, counts and draws of the spin-state sweeps; a Fortran-ordered state is
+    written back in place."""
+    g = GRAPHS[name]()
+    draw = np.random.default_rng(23)
+    kernel = BlockGibbsSampler(g)
+    rng_c, rng_s = np.random.default_rng(6), np.random.default_rng(6)
+    starts = [2.0 * draw.integers(0, 2, size=(g.n_nodes, 15)) - 1.0 for _ in range(2)]
+    spins = [x.copy() for x in starts]
+    states = [starts[0].copy(), np.asfortranarray(starts[1])]
+    chains = [kernel.chains(x) for x in states]
+    for step in range(5):
+        kernel.set_weights(draw.normal(0.0, 1.5, g.n_edges))
+        for c, x in zip(chains, spins, strict=True):
+            assert c.sweep(rng=rng_c, n_sweeps=1 + step % 2) is c
+            kernel.sweep(x, rng=rng_s, n_sweeps=1 + step % 2)
+            assert np.array_equal(c.agreement_counts(), kernel.agreement_counts(x))
+        assert rng_c.bit_generator.state == rng_s.bit_generator.state
+    for c, state, x in zip(chains, states, spins, strict=True):
+        assert c.state() is state
+        assert np.array_equal(state, x)
+    assert not np.array_equal(spins[0], starts[0])
+    with pytest.raises(ValueError, match=rf"state must have shape \({g.n_nodes}, n_chains\)"):
+        kernel.chains(np.ones((g.n_nodes + 1, 3)))
 
 
 def test_table_and_sparse_updates_cover_the_graphs():

@@ -263,10 +263,11 @@ class PersistentContrastiveDivergence:
         start_avg = n_iter - max(1, int(round(self.average_fraction * n_iter)))
         avg = np.zeros(k)
         trace = np.empty(n_iter)
+        chains = kernel.chains(state)  # between sweeps only the counts are needed
         for t in range(n_iter):
             kernel.set_weights(wg[inv])
-            kernel.sweep(state, rng=rng, n_sweeps=self.n_sweeps)
-            model_s = kernel.agreement_counts(state) / self.n_particles
+            chains.sweep(rng=rng, n_sweeps=self.n_sweeps)
+            model_s = chains.agreement_counts() / self.n_particles
             # mean gradient per group: E_data[s] - E_model[s] averaged over its members
             grad = data_g - np.bincount(inv, weights=model_s, minlength=k) / members
             trace[t] = np.sqrt(np.mean(grad**2))
@@ -277,7 +278,7 @@ class PersistentContrastiveDivergence:
         wg_avg = avg / (n_iter - start_avg)
         self.group_theta_ = _sigmoid(wg_avg)
         self.theta_ = self.group_theta_[inv]
-        self.particles_ = state
+        self.particles_ = chains.state()
         self.n_iter_ = n_iter
         self.gradient_norm_trace_ = trace
         logger.debug(

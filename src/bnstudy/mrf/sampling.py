@@ -39,7 +39,7 @@ from bnstudy.mrf.exact import MAX_ENUMERATION_NODES, sample_enumeration, sample_
 from bnstudy.mrf.graph import PairwiseGraph
 from bnstudy.mrf.model import check_samples, check_theta, logit
 
-__all__ = ["BlockGibbsSampler", "gibbs_sample", "sample"]
+__all__ = ["BlockGibbsSampler", "GibbsChains", "gibbs_sample", "sample"]
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +49,9 @@ AUTO_ENUMERATION_NODES = 20
 #: Colour classes whose nodes have at most this many neighbours are updated by table lookup
 #: (``2**degree`` entries per node; the neighbour pattern is packed in one byte).
 TABLE_MAX_DEGREE = 8
+
+#: The spin of each sign bit.
+_SPINS = np.array([-1.0, 1.0])
 
 
 class _FieldTable:
@@ -136,6 +139,7 @@ class BlockGibbsSampler:
             _FieldTable(mat, p) if np.diff(mat.indptr).max(initial=0) <= TABLE_MAX_DEGREE else None
             for _, mat, _ in self._blocks
         ]
+        self._tables_only = all(table is not None for table in self._tables)
         self._buffers: dict[int, tuple] = {}  # per number of chains: the sweep's work arrays
         self._edge_u = np.ascontiguousarray(u, dtype=np.intp)
         self._edge_v = np.ascontiguousarray(v, dtype=np.intp)
@@ -166,6 +170,15 @@ class BlockGibbsSampler:
         # copy a Fortran-ordered state to C order
         return 2.0 * np.ascontiguousarray(X[rows].T, dtype=np.float64) - 1.0
 
+    def chains(self, state: np.ndarray) -> GibbsChains:
+        """Chains started at the ``(p, n_chains)`` spin ``state``, swept by this kernel.
+
+        For a loop of sweeps that needs only the agreement counts in between (PCD): the chains
+        keep their spins as sign bits, and write them to ``state`` only when asked
+        (:meth:`GibbsChains.state`). The same states and draws as :meth:`sweep`.
+        """
+        return GibbsChains(self, state)
+
     def sweep(
         self, state: np.ndarray, *, rng: np.random.Generator, n_sweeps: int = 1
     ) -> np.ndarray:
@@ -176,21 +189,25 @@ class BlockGibbsSampler:
         ``u``'s spin in chain ``j`` becomes ``+1`` where
         ``draw * (1 + exp(-clip(field, -60, 60))) < 1``.
         """
-        p, m = state.shape
+        return self.chains(state).sweep(rng=rng, n_sweeps=n_sweeps).state()
+
+    def _sweep_bits(
+        self, spins: np.ndarray | None, pos: np.ndarray, rng: np.random.Generator, n_sweeps: int
+    ) -> None:
+        """Sweep the sign bits ``pos`` (``(p + 1, m)``, last row zeros), and ``spins`` if given
+        (needed, and given, when a colour class takes the sparse product)."""
+        m = pos.shape[1]
         if m not in self._buffers:
             self._buffers[m] = self._work_arrays(m)
-        pos, work = self._buffers[m]
-        # the state's sign bits, and a last row of zeros for the tables' padding slots
-        np.greater(state, 0.0, out=pos[:p].view(np.bool_))
+        work = self._buffers[m]
         for _ in range(int(n_sweeps)):
             for (nodes, mat, _), table, arrays in zip(
                 self._blocks, self._tables, work, strict=True
             ):
                 if table is None:
-                    self._update_sparse(state, pos, nodes, mat, arrays, rng)
+                    self._update_sparse(spins, pos, nodes, mat, arrays, rng)
                 else:
-                    self._update_table(state, pos, nodes, table, arrays, rng)
-        return state
+                    self._update_table(spins, pos, nodes, table, arrays, rng)
 
     @staticmethod
     def _update_sparse(state, pos, nodes, mat, arrays, rng) -> None:
@@ -228,20 +245,22 @@ class BlockGibbsSampler:
     def _accept(state, pos, nodes, g, u, up) -> None:
         """Set the class's spins to ``+1`` where ``u * g < 1`` (``g = 1 + exp(-field)``), else -1.
 
-        Overwrites ``g`` and ``u``; ``up`` receives the new sign bits, copied to ``pos``.
+        Overwrites ``g`` and ``u``; ``up`` receives the new sign bits, copied to ``pos``. With
+        ``state`` None only the sign bits are set (:meth:`sweep` writes the spins later).
         """
         g *= u
         np.less(g, 1.0, out=up)
         pos[nodes] = up
+        if state is None:
+            return
         # the new spins 2 * up - 1, exactly -1.0 or 1.0 (np.where is several times slower)
         np.copyto(u, up)
         u *= 2.0
         u -= 1.0
         state[nodes] = u
 
-    def _work_arrays(self, m: int) -> tuple[np.ndarray, list[tuple[np.ndarray, ...]]]:
-        """The sign bits ``(p + 1, m)`` and, per colour class, the sweep's work arrays."""
-        pos = np.zeros((self.graph.n_nodes + 1, m), dtype=np.uint8)
+    def _work_arrays(self, m: int) -> list[tuple[np.ndarray, ...]]:
+        """Per colour class, the work arrays of a sweep of ``m`` chains."""
         work = []
         for (nodes, _, _), table in zip(self._blocks, self._tables, strict=True):
             shape = (nodes.size, m)
@@ -250,7 +269,7 @@ class BlockGibbsSampler:
             else:
                 dtypes = (np.float64, np.bool_, np.float64, np.uint8, np.uint8, np.intp)
                 work.append(tuple(np.empty(shape, dtype=dt) for dt in dtypes))
-        return pos, work
+        return work
 
     @staticmethod
     def to_samples(state: np.ndarray) -> np.ndarray:
@@ -265,9 +284,59 @@ class BlockGibbsSampler:
         computed exactly as ``n_chains`` minus the number of disagreements, by XOR and bit count
         of the packed signs.
         """
-        packed = np.packbits(state > 0, axis=1)
+        return self._agreement_counts_of_bits(state > 0)
+
+    def _agreement_counts_of_bits(self, bits: np.ndarray) -> np.ndarray:
+        packed = np.packbits(bits, axis=1)
         disagree = np.bitwise_count(packed[self._edge_u] ^ packed[self._edge_v]).sum(axis=1)
-        return state.shape[1] - disagree.astype(np.float64)
+        return bits.shape[1] - disagree.astype(np.float64)
+
+
+class GibbsChains:
+    """Chains of a :class:`BlockGibbsSampler`, kept as sign bits between sweeps.
+
+    Made by :meth:`BlockGibbsSampler.chains` from a ``(p, n_chains)`` spin state. Table updates
+    read and write only the sign bits, so on a graph whose colour classes all take tables (grids,
+    trees) a sweep never touches the float spins: they are written back by :meth:`state`. With a
+    class that takes the sparse product, the spins are updated with the bits at every class, as
+    that product needs them. States and draws are those of :meth:`BlockGibbsSampler.sweep`.
+
+    The kernel's weights may change between sweeps (:meth:`BlockGibbsSampler.set_weights`).
+    """
+
+    def __init__(self, kernel: BlockGibbsSampler, state: np.ndarray) -> None:
+        p = kernel.graph.n_nodes
+        if state.ndim != 2 or state.shape[0] != p:
+            raise ValueError(f"state must have shape ({p}, n_chains), got {state.shape}")
+        self.kernel = kernel
+        self._state = state
+        # the sign bits, and a last row of zeros for the tables' padding slots
+        self._pos = np.zeros((p + 1, state.shape[1]), dtype=np.uint8)
+        np.greater(state, 0.0, out=self._pos[:p].view(np.bool_))
+        self._spins = None if kernel._tables_only else state
+        self._stale = False  # True while the spins lag behind the bits
+
+    def sweep(self, *, rng: np.random.Generator, n_sweeps: int = 1) -> GibbsChains:
+        """Run ``n_sweeps`` full sweeps, drawing as :meth:`BlockGibbsSampler.sweep`; returns self."""
+        self.kernel._sweep_bits(self._spins, self._pos, rng, n_sweeps)
+        self._stale = self._spins is None
+        return self
+
+    def agreement_counts(self) -> np.ndarray:
+        """:meth:`BlockGibbsSampler.agreement_counts` of the current states."""
+        return self.kernel._agreement_counts_of_bits(self._pos[:-1])
+
+    def state(self) -> np.ndarray:
+        """The current states as the spin array the chains were made from (written in place)."""
+        if self._stale:
+            bits = self._pos[:-1]
+            if self._state.flags.c_contiguous:
+                # bit 0 -> -1.0, bit 1 -> 1.0 (what a sweep's 2 * bit - 1 gives), in one pass
+                np.take(_SPINS, bits, out=self._state, mode="clip")
+            else:
+                self._state[...] = _SPINS[bits]
+            self._stale = False
+        return self._state
 
 
 def gibbs_sample(
