@@ -17,6 +17,7 @@ from bnstudy.mrf import (
     gibbs_exactl,
     gibbs_sba,
     grid,
+    grouping,
     initial_grouping,
     kmeans_1d,
     mean_absolute_error,
@@ -318,3 +319,41 @@ def test_draw_grouped_parameters():
     assert theta.shape == groups.shape == (8190,)
     assert np.unique(theta).size == np.unique(groups).size <= 25
     assert np.all((theta > 0) & (theta < 1))
+
+
+def _reference_sba_reassign(groups, k_strip, log_new, n, rng):
+    """Gibbs_SBA's c update as first written: logs and weights rebuilt for every edge."""
+    for i in range(k_strip.size):
+        groups.remove(i)
+        log_phi = np.log(groups.phi)
+        log_1m = np.log1p(-groups.phi)
+        k_i = k_strip[i]
+        with np.errstate(divide="ignore"):
+            logw = np.log(groups.counts) + k_i * log_phi + (n - k_i) * log_1m
+        j = grouping._sample_log_weights(np.r_[logw, log_new[i]], rng)
+        if j == logw.size:
+            j = groups.new_slot(float(rng.beta(k_i + 1.0, n - k_i + 1.0)))
+        groups.assign(i, j)
+
+
+@pytest.mark.parametrize("alpha0", [1.0, 1e6])
+def test_sba_reassign_equals_the_per_edge_form(alpha0):
+    """Same groups, values and draws to the bit, with new groups opened (and the slots grown past
+    their first capacity with a large alpha0)."""
+    draw = np.random.default_rng(31)
+    n, E = 200, 60
+    k_strip = np.floor(n * draw.uniform(0.05, 0.95, E))
+    log_new = np.log(alpha0) + betaln(k_strip + 1.0, n - k_strip + 1.0)
+    labels = draw.integers(0, 3, E)
+    fast = grouping._Groups(labels, draw.uniform(0.1, 0.9, 3), item_stat=k_strip)
+    ref = grouping._Groups(labels, fast.phi[:3].copy(), item_stat=k_strip)
+    rng_f, rng_r = np.random.default_rng(2), np.random.default_rng(2)
+    for _ in range(3):
+        grouping._sba_reassign(fast, k_strip, log_new, n, rng_f)
+        _reference_sba_reassign(ref, k_strip, log_new, n, rng_r)
+        assert np.array_equal(fast.c, ref.c)
+        assert np.array_equal(fast.phi, ref.phi) and np.array_equal(fast.counts, ref.counts)
+        assert rng_f.bit_generator.state == rng_r.bit_generator.state
+    assert fast.active().size > 3  # new groups were opened
+    if alpha0 > 1:
+        assert fast.phi.size > 16  # and the slots grew

@@ -1193,6 +1193,38 @@ def mh_auxvar(
 # --------------------------------------------------------------------------------------------
 
 
+def _sba_reassign(
+    groups: _Groups, k_strip: np.ndarray, log_new: np.ndarray, n: int, rng: np.random.Generator
+) -> None:
+    """Gibbs_SBA's c update (Sec. 3.2.1): every edge ``i`` in turn, given the others, joins slot
+    ``k`` with weight ``n_k phi_k^k_i (1 - phi_k)^(n - k_i)`` or a new group with ``exp(log_new[i])``
+    (its value then drawn from the stripped Beta ``Beta(k_i + 1, n - k_i + 1)``).
+
+    ``log phi`` and ``log(1 - phi)`` change only where a slot gets a value, so they are kept until
+    then; each edge's log weights are summed in one buffer in the order
+    ``log n_k + k_i log phi_k + (n - k_i) log(1 - phi_k)``.
+    """
+    log_phi = log_1m = logw = None
+    with np.errstate(divide="ignore"):  # log 0 for empty slots: weight 0
+        for i in range(k_strip.size):
+            groups.remove(i)
+            if log_phi is None:
+                log_phi = np.log(groups.phi)
+                log_1m = np.log1p(-groups.phi)
+                logw = np.empty(groups.phi.size + 1)  # the slots', then a new group's
+            k_i = k_strip[i]
+            slots = logw[:-1]
+            np.log(groups.counts, out=slots)
+            slots += k_i * log_phi
+            slots += (n - k_i) * log_1m
+            logw[-1] = log_new[i]
+            j = _sample_log_weights(logw, rng)
+            if j == slots.size:  # new group: value from its stripped-Beta posterior
+                j = groups.new_slot(float(rng.beta(k_i + 1.0, n - k_i + 1.0)))
+                log_phi = log_1m = None
+            groups.assign(i, j)
+
+
 def gibbs_sba(
     graph: PairwiseGraph,
     X: np.ndarray,
@@ -1269,16 +1301,7 @@ def gibbs_sba(
 
     with np.errstate(divide="ignore"):
         for t in range(int(n_steps)):
-            for i in range(E):
-                groups.remove(i)
-                log_phi = np.log(groups.phi)
-                log_1m = np.log1p(-groups.phi)
-                k_i = k_strip[i]
-                logw = np.log(groups.counts) + k_i * log_phi + (n - k_i) * log_1m
-                j = _sample_log_weights(np.r_[logw, log_new[i]], rng)
-                if j == logw.size:  # new group: value from its stripped-Beta posterior
-                    j = groups.new_slot(float(rng.beta(k_i + 1.0, n - k_i + 1.0)))
-                groups.assign(i, j)
+            _sba_reassign(groups, k_strip, log_new, n, rng)
             # phi | c (Sec. 3.2.2)
             live = groups.active()
             m = groups.counts[live].astype(np.float64)
