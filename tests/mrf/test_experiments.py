@@ -365,6 +365,7 @@ def test_fast_vi_difference_equals_the_reference():
         lambda g: g * 3 + 1,  # gaps and no 0: each row relabelled
         lambda g: np.where(np.arange(g.shape[0])[:, None] % 2 == 0, g, g + 5),  # mixed rows
         lambda g: g.astype(np.int32) - 2,  # negative labels
+        lambda g: g.astype(np.float64),  # labels as floats: relabelled
     ],
 )
 def test_fast_vi_difference_equals_the_reference_for_any_labels(relabel):

@@ -246,7 +246,7 @@ class BlockGibbsSampler:
         """Set the class's spins to ``+1`` where ``u * g < 1`` (``g = 1 + exp(-field)``), else -1.
 
         Overwrites ``g`` and ``u``; ``up`` receives the new sign bits, copied to ``pos``. With
-        ``state`` None only the sign bits are set (:meth:`sweep` writes the spins later).
+        ``state`` None only the sign bits are set (:meth:`GibbsChains.state` writes the spins).
         """
         g *= u
         np.less(g, 1.0, out=up)

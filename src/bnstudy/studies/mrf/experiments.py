@@ -467,7 +467,9 @@ def _canonical_labels(gs: np.ndarray) -> np.ndarray | None:
     Such a row is its own ``numpy.unique(row, return_inverse=True)[1]`` (the samplers' canonical
     labels are of this form), so the sort can be skipped.
     """
-    if gs.size == 0 or gs.min() < 0 or gs.max() >= gs.shape[1]:
+    if not np.issubdtype(gs.dtype, np.integer) or gs.size == 0:
+        return None
+    if gs.min() < 0 or gs.max() >= gs.shape[1]:
         return None  # (k labels 0 .. k - 1 among r items need k <= r)
     T = gs.shape[0]
     width = int(gs.max()) + 1
