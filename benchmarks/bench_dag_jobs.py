@@ -32,9 +32,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
-from against_ref import DATA_MIRROR, ROOT
+from against_ref import DATA_MIRROR, ROOT, npz_differ
 from cost_model import read_benchmark
 
 #: Result columns that differ between two runs of the same code: wall times and provenance.
@@ -62,13 +61,7 @@ def files_equal(a: Path, b: Path) -> bool:
         cols = _compared_columns(fa)
         return cols == _compared_columns(fb) and fa[cols].equals(fb[cols])
     if a.suffix == ".npz":
-        with np.load(a) as za, np.load(b) as zb:
-            keys = sorted(set(za.files) - {"provenance"})
-            if keys != sorted(set(zb.files) - {"provenance"}):
-                return False
-            return all(
-                np.array_equal(za[k], zb[k], equal_nan=za[k].dtype.kind in "fc") for k in keys
-            )
+        return not npz_differ(a, b, skip=("provenance",))[0]
     return a.read_bytes() == b.read_bytes()
 
 

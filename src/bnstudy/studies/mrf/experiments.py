@@ -461,11 +461,11 @@ def _vi_to_truth(gs: np.ndarray, truth: np.ndarray) -> np.ndarray:
     return out
 
 
-def _canonical_labels(gs: np.ndarray) -> np.ndarray | None:
+def _compact_labels(gs: np.ndarray) -> np.ndarray | None:
     """``gs`` as int64 when every row already holds exactly the labels ``0 .. k_t - 1``, else None.
 
-    Such a row is its own ``numpy.unique(row, return_inverse=True)[1]`` (the samplers' canonical
-    labels are of this form), so the sort can be skipped.
+    Such a row is its own ``numpy.unique(row, return_inverse=True)[1]`` (the samplers' labels,
+    :func:`~bnstudy.mrf.grouping.canonical_labels`, are of this form), so the sort can be skipped.
     """
     if not np.issubdtype(gs.dtype, np.integer) or gs.size == 0:
         return None
@@ -496,7 +496,7 @@ def vi_difference_fast(
     truth = np.unique(np.asarray(truth).ravel(), return_inverse=True)[1].reshape(-1)
     if gs.shape[1] != truth.size:
         raise ValueError(f"groupings have {gs.shape[1]} items, truth has {truth.size}")
-    labels = _canonical_labels(gs)
+    labels = _compact_labels(gs)
     if labels is None:
         labels = np.empty(gs.shape, dtype=np.int64)
         for t, g in enumerate(gs):
