@@ -8,7 +8,10 @@ study ships (README.md, docs/*.md) and check what they name against the tree.
 from __future__ import annotations
 
 import importlib
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -153,3 +156,96 @@ def test_library_names_resolve(doc):
     }
     missing = sorted(n for n in names if not _resolves(n))
     assert not missing, f"{doc.name} names library objects that do not exist: {missing}"
+
+
+#: Options of ``snakemake`` that take one value, and those that take every value up to the next
+#: option; the other options the docs use take none.
+ONE_VALUE = {"--cores", "-c", "--report", "--workflow-profile", "--slurm-status-command", "-j"}
+MANY_VALUES = {"--configfile", "--config", "--forcerun", "-R", "--set-resources", "--resources"}
+MANY_VALUES |= {"--default-resources", "--until", "--omit-from", "--list-changes"}
+
+
+def snakemake_targets(command: str) -> tuple[list[str], list[str], list[str]]:
+    """``(targets, rules, config files)`` a ``snakemake ...`` command names.
+
+    Rules: those of ``--forcerun`` and ``--set-resources rule:resource=value``.
+
+    >>> snakemake_targets("snakemake --cores 1 archive_em --configfile config/a.yaml")
+    (['archive_em'], [], ['config/a.yaml'])
+    >>> snakemake_targets("snakemake -n tan --forcerun fit_mrf --set-resources train_tan:gpu=1")
+    (['tan'], ['fit_mrf', 'train_tan'], [])
+    >>> snakemake_targets("snakemake --configfile config/a.yaml em")  # em read as a config file
+    ([], [], ['config/a.yaml', 'em'])
+    """
+    words = command.split()[1:]
+    targets, rules, configs = [], [], []
+    option = None
+    for word in words:
+        if word.startswith("-"):
+            option = word if word in ONE_VALUE | MANY_VALUES else None
+            continue
+        if option in ONE_VALUE:
+            option = None
+        elif option in ("--forcerun", "-R"):
+            rules.append(word)
+        elif option == "--set-resources":
+            rules.append(word.split(":")[0])
+        elif option == "--configfile":
+            configs.append(word)
+        elif option is None:
+            targets.append(word)
+    return targets, rules, configs
+
+
+def snakemake_commands() -> list[tuple[str, str]]:
+    """``(doc name, command)`` of every ``snakemake`` command the docs show."""
+    found = []
+    for doc in DOCS:
+        for command in commands(_text(doc)):
+            start = command.find("snakemake ")
+            if start >= 0 and not command[start - 1 : start].strip("/ "):
+                found.append((doc.name, command[start:].split(";")[0].split("&&")[0].strip()))
+    return found
+
+
+def test_snakemake_commands_are_parsed():
+    import doctest
+
+    results = doctest.testmod(sys.modules[__name__], verbose=False)
+    assert results.attempted >= 4 and results.failed == 0
+    assert len(snakemake_commands()) >= 10
+    assert snakemake_targets("snakemake --cores 4 --forcerun summarize_networks") == (
+        [],
+        ["summarize_networks"],
+        [],
+    )
+
+
+@pytest.mark.workflow
+def test_snakemake_commands_name_rules_that_exist(repo_root, mirror):
+    """Targets and rules of the docs' ``snakemake`` commands are rules of the workflow (or paths)."""
+    env = {**os.environ, "BNSTUDY_DATA_MIRROR": str(mirror)}
+    listed = subprocess.run(
+        [str(Path(sys.executable).with_name("snakemake")), "--list-rules"],
+        cwd=repo_root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert listed.returncode == 0, listed.stderr[-3000:]
+    rules = set(listed.stdout.split())
+    assert {"all", "tan", "archive_em", "train_tan"} <= rules
+    wrong = []
+    for doc, command in snakemake_commands():
+        targets, named_rules, configs = snakemake_targets(command)
+        for target in targets:
+            if "/" not in target and "<" not in target and target not in rules:
+                wrong.append(f"{doc}: {command!r}: no rule {target}")
+        wrong += [f"{doc}: {command!r}: no rule {r}" for r in named_rules if r not in rules]
+        wrong += [
+            f"{doc}: {command!r}: no file {c}"
+            for c in configs
+            if "<" not in c and not (repo_root / c).exists()
+        ]
+    assert not wrong, "\n".join(wrong)
