@@ -3,7 +3,7 @@
 The study's own jobs at any scale (e.g. ``fit_mrf`` of one replicate block with
 ``config/paper_cpu.yaml``), run from two checkouts made with ``git worktree add --detach`` in a
 temporary folder: ``--ref`` and ``--new`` (default ``HEAD``; uncommitted changes are not
-included). Each runs ``snakemake --cores 1 --configfile CONFIG TARGETS`` with ``PYTHONPATH``
+included). Each runs ``snakemake --cores 1 --configfile=CONFIG TARGETS`` with ``PYTHONPATH``
 pointing at its own ``src``, the two side by side (one core each, so both see the same load;
 ``--sequential`` runs one after the other). Then:
 
