@@ -1,0 +1,121 @@
+"""The committed archive (``archive/<name>/<part>/``) is what its DAG target wrote, untouched.
+
+Each part's ``manifest.json`` records the files the ``archive_<paper>`` (or ``archive``) target
+copied, with their bytes and sha256, the commit and config of the run, and its time per rule.
+These tests recompute what can be recomputed from the committed files and the repository's
+history: a file edited, added or removed by hand, a MANIFEST.md that is not the rendering of its
+JSON, a study part older than a paper part it summarizes, or a run from a commit or config that
+this repository never had, each fails with the file it concerns.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bnstudy.studies.archive import file_sha256, render_markdown
+
+ROOT = Path(__file__).resolve().parents[1]
+MANIFESTS = sorted((ROOT / "archive").glob("*/*/manifest.json"))
+OWN_FILES = {"manifest.json", "MANIFEST.md"}
+
+
+def _id(path: Path) -> str:
+    return f"{path.parent.parent.name}/{path.parent.name}"
+
+
+def _load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _git(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
+
+
+def test_the_paper_cpu_archive_is_committed():
+    parts = {p.parent.name for p in MANIFESTS if p.parent.parent.name == "paper_cpu"}
+    assert parts == {"em", "lsbn", "mrf", "tan", "study"}, parts
+
+
+@pytest.mark.parametrize("path", MANIFESTS, ids=_id)
+def test_files_are_those_the_manifest_records(path):
+    manifest, folder = _load(path), path.parent
+    recorded = {f["path"] for f in manifest["files"]}
+    present = {
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and p.relative_to(folder).as_posix() not in OWN_FILES
+    }
+    assert present == recorded, (
+        f"{folder}: files not in its manifest {sorted(present - recorded)}, "
+        f"in its manifest but missing {sorted(recorded - present)}"
+    )
+    for entry in manifest["files"]:
+        file = folder / entry["path"]
+        assert file.stat().st_size == entry["bytes"], f"{file}: size differs from its manifest"
+        assert file_sha256(file) == entry["sha256"], f"{file}: sha256 differs from its manifest"
+        if "csv_sha256" in entry:
+            csv = gzip.decompress(file.read_bytes())
+            assert len(csv) == entry["csv_bytes"], f"{file}: the CSV it holds differs in size"
+            assert hashlib.sha256(csv).hexdigest() == entry["csv_sha256"], (
+                f"{file}: the CSV it holds differs from its manifest"
+            )
+
+
+@pytest.mark.parametrize("path", MANIFESTS, ids=_id)
+def test_markdown_is_the_rendering_of_the_json(path):
+    markdown = (path.parent / "MANIFEST.md").read_text(encoding="utf-8")
+    assert markdown == render_markdown(_load(path)), f"{path.parent}/MANIFEST.md was edited"
+
+
+@pytest.mark.parametrize("path", MANIFESTS, ids=_id)
+def test_times_add_up(path):
+    time = _load(path)["time"]
+    rules = time["per_rule"]
+    assert rules, f"{path}: no benchmarked rule"
+    assert time["jobs"] == sum(r["jobs"] for r in rules)
+    assert time["cpu_s"] == pytest.approx(sum(r["cpu_s"] for r in rules), abs=0.01)
+    assert time["cpu_h"] == pytest.approx(time["cpu_s"] / 3600, abs=5e-4)
+    assert all(0 < r["cpu_measured"] <= r["jobs"] for r in rules), path
+
+
+@pytest.mark.parametrize("path", [p for p in MANIFESTS if p.parent.name == "study"], ids=_id)
+def test_study_part_summarizes_the_parts_as_committed(path):
+    """The study part (the scorecard) records each paper part's manifest as it is committed."""
+    recorded = {p["part"]: p["manifest_sha256"] for p in _load(path)["parts"]}
+    folders = {p.parent.name for p in path.parent.parent.glob("*/manifest.json")} - {"study"}
+    assert set(recorded) == folders, f"{path}: parts {sorted(recorded)}, folders {sorted(folders)}"
+    stale = [
+        part
+        for part, sha in recorded.items()
+        if file_sha256(path.parent.parent / part / "manifest.json") != sha
+    ]
+    assert not stale, (
+        f"{path}: the parts {stale} were rewritten after the study part; run "
+        f"`snakemake --cores 1 archive --configfile config/{path.parent.parent.name}.yaml`"
+    )
+
+
+@pytest.mark.parametrize("path", MANIFESTS, ids=_id)
+def test_run_comes_from_this_history_with_its_config(path):
+    """The run's commit is in this repository's history, clean, and its config hashes as recorded."""
+    manifest = _load(path)
+    commit, config = manifest["git"]["commit"], manifest["config"]
+    assert manifest["git"]["dirty"] is False, f"{path}: archived from a dirty checkout"
+    if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
+        pytest.skip("a shallow clone lacks the archived run's commit")
+    assert _git("merge-base", "--is-ancestor", commit, "HEAD").returncode == 0, (
+        f"{path}: commit {commit} is not in this branch's history"
+    )
+    shown = subprocess.run(
+        ["git", "show", f"{commit}:{config['file']}"], cwd=ROOT, capture_output=True, timeout=30
+    )
+    assert shown.returncode == 0, f"{path}: {config['file']} not in commit {commit}"
+    assert hashlib.sha256(shown.stdout).hexdigest() == config["sha256"], (
+        f"{path}: {config['file']} at {commit} does not hash to the recorded sha256"
+    )
