@@ -33,8 +33,8 @@ def _load(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _git(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
+def _git(*args: str, text: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=text, timeout=30)
 
 
 def test_the_paper_cpu_archive_is_committed():
@@ -107,14 +107,13 @@ def test_run_comes_from_this_history_with_its_config(path):
     manifest = _load(path)
     commit, config = manifest["git"]["commit"], manifest["config"]
     assert manifest["git"]["dirty"] is False, f"{path}: archived from a dirty checkout"
-    if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
-        pytest.skip("a shallow clone lacks the archived run's commit")
+    shallow = _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true"
+    if shallow and _git("cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
+        pytest.skip(f"this shallow clone does not hold commit {commit}; `git fetch --unshallow`")
     assert _git("merge-base", "--is-ancestor", commit, "HEAD").returncode == 0, (
         f"{path}: commit {commit} is not in this branch's history"
     )
-    shown = subprocess.run(
-        ["git", "show", f"{commit}:{config['file']}"], cwd=ROOT, capture_output=True, timeout=30
-    )
+    shown = _git("show", f"{commit}:{config['file']}", text=False)
     assert shown.returncode == 0, f"{path}: {config['file']} not in commit {commit}"
     assert hashlib.sha256(shown.stdout).hexdigest() == config["sha256"], (
         f"{path}: {config['file']} at {commit} does not hash to the recorded sha256"
