@@ -8,6 +8,7 @@ study ships (README.md, docs/*.md) and check what they name against the tree.
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import re
 import subprocess
@@ -249,3 +250,44 @@ def test_snakemake_commands_name_rules_that_exist(repo_root, mirror):
             if "<" not in c and not (repo_root / c).exists()
         ]
     assert not wrong, "\n".join(wrong)
+
+
+def measured_column(text: str) -> dict[str, str]:
+    """The README's "prediction beside what was measured" table: paper -> measured, as written.
+
+    >>> measured_column("| paper | cost model | measured | how |\\n|:--|--:|--:|:--|\\n"
+    ...                 "| em | 0.79 | 1,200.5 | a run |\\n\\nafter")
+    {'em': '1,200.5'}
+    """
+    match = re.search(
+        r"^\| paper \| cost model \| measured \|.*\n\|[-:| ]+\|\n((?:\|.*\n?)+)", text, re.M
+    )
+    if match is None:
+        return {}
+    rows = [line.split("|")[1:-1] for line in match.group(1).splitlines()]
+    return {cells[0].strip(): cells[2].strip() for cells in rows}
+
+
+def test_readme_measured_cpu_hours_are_the_archives():
+    """Each branch's measured CPU-hours in the README are its archived manifest's, as rounded.
+
+    A new archived run changes the manifests; this fails until the README says what it measured.
+    """
+    written = measured_column(_text(ROOT / "README.md"))
+    archive = ROOT / "archive" / "paper_cpu"
+    parts = {
+        p: json.loads((archive / p / "manifest.json").read_text())["time"]["cpu_h"]
+        for p in ("em", "lsbn", "mrf", "tan", "study")
+    }
+    expected = {p: parts[p] for p in ("em", "lsbn", "mrf", "tan")}
+    expected["total"] = parts["study"]
+    expected["shared"] = parts["study"] - sum(expected[p] for p in ("em", "lsbn", "mrf", "tan"))
+    assert set(written) == set(expected), (
+        f"README.md: the measured table has rows {sorted(written)}"
+    )
+    wrong = {}
+    for row, value in written.items():
+        decimals = len(value.partition(".")[2])
+        if value != f"{expected[row]:,.{decimals}f}":
+            wrong[row] = (value, round(expected[row], 4))
+    assert not wrong, f"README.md: measured CPU-hours (written, in the manifests): {wrong}"
