@@ -1,4 +1,4 @@
-"""Benchmark: the 30x30 grid's data and fits on this code against an earlier commit, same inputs.
+"""Benchmark: a grid's data and fits on this code against an earlier commit, same inputs.
 
 The paper's large grid (Sec. 4.3: 30x30, 1,740 edges, 10 groups) is simulated and fitted the way
 the jobs of ``workflow/rules/mrf.smk`` do it (:func:`bnstudy.studies.mrf.experiments.
@@ -13,12 +13,13 @@ alternating copy by copy for ``--repeats`` rounds so that both see the same mach
 samples and every run's metrics row and arrays (estimates, group-count traces) must be equal bit
 for bit between the copies, or the script exits 1. Times are process CPU seconds: the simulation
 of one replicate, and per estimator the median seconds per run of each copy; printed with the
-ratio reference / new (> 1: this code is faster).
+ratio reference / new (> 1: this code is faster). ``--side 4 --groups 5`` runs the paper's
+small grid (Sec. 4.2: 4x4, 24 edges, 5 groups) instead.
 
 Usage::
 
     .venv/bin/python benchmarks/bench_grid_fits.py [--ref 4a67afb] [--replicates 1]
-        [--ns 1000] [--sweeps 200] [--steps 10] [--repeats 3]
+        [--ns 1000] [--sweeps 200] [--steps 10] [--repeats 3] [--side 30 --groups 10]
 """
 
 from __future__ import annotations
@@ -42,7 +43,9 @@ COMMON = {
 }
 
 
-def child(out: Path, replicates: int, ns: list[int], sweeps: int, steps: int) -> None:
+def child(
+    out: Path, replicates: int, ns: list[int], sweeps: int, steps: int, side: int, groups: int
+) -> None:
     """Simulate the replicates, fit every estimator on them; save results and CPU times."""
     from bnstudy.studies.mrf.experiments import (
         run_simulation_block,
@@ -50,12 +53,12 @@ def child(out: Path, replicates: int, ns: list[int], sweeps: int, steps: int) ->
         simulation_graph,
     )
 
-    graph = simulation_graph(side=30)
-    rng = np.random.default_rng(30)
+    graph = simulation_graph(side=side)
+    rng = np.random.default_rng(side)
     t0 = time.process_time()
     reps = {
         r: simulate_replicate(
-            graph, n_groups=10, n_train=max(ns), n_test=1000, rng=rng, gibbs_sweeps=sweeps
+            graph, n_groups=groups, n_train=max(ns), n_test=1000, rng=rng, gibbs_sweeps=sweeps
         )
         for r in range(replicates)
     }
@@ -86,16 +89,19 @@ def main() -> int:
     ap.add_argument("--sweeps", type=int, default=200, help="Gibbs sweeps of the data's chains")
     ap.add_argument("--steps", type=int, default=10, help="Gibbs_SBA steps (the paper's 100)")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--side", type=int, default=30, help="the grid's side (the paper's 30 or 4)")
+    ap.add_argument("--groups", type=int, default=10, help="true parameter groups (30: 10, 4: 5)")
     ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        child(args.child, args.replicates, args.ns, args.sweeps, args.steps)
+        child(args.child, args.replicates, args.ns, args.sweeps, args.steps, args.side, args.groups)
         return 0
     argv = ["--replicates", str(args.replicates), "--sweeps", str(args.sweeps)]
     argv += ["--steps", str(args.steps), "--ns", *map(str, args.ns)]
+    argv += ["--side", str(args.side), "--groups", str(args.groups)]
     times, differ, n_arrays = run_both(__file__, argv, args.ref, args.repeats)
     print(
-        f"30x30 grid: {args.replicates} replicates x n = {args.ns}, data by {args.sweeps} sweeps, "
+        f"{args.side}x{args.side} grid: {args.replicates} replicates x n = {args.ns}, data by {args.sweeps} sweeps, "
         f"PCD 1000 iterations, Gibbs_SBA {args.steps} steps, {args.repeats} rounds; "
         "CPU seconds per replicate (simulate) and per run (median)"
     )
