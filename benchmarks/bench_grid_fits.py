@@ -13,13 +13,14 @@ alternating copy by copy for ``--repeats`` rounds so that both see the same mach
 samples and every run's metrics row and arrays (estimates, group-count traces) must be equal bit
 for bit between the copies, or the script exits 1. Times are process CPU seconds: the simulation
 of one replicate, and per estimator the median seconds per run of each copy; printed with the
-ratio reference / new (> 1: this code is faster). ``--side 4 --groups 5`` runs the paper's
-small grid (Sec. 4.2: 4x4, 24 edges, 5 groups) instead.
+ratio reference / new (> 1: this code is faster). ``--simulation small_grid`` runs the paper's
+small grid (Sec. 4.2: 4x4, 24 edges, 5 groups) instead; the grid's side and groups are those of
+``config/paper_cpu.yaml``.
 
 Usage::
 
     .venv/bin/python benchmarks/bench_grid_fits.py [--ref 4a67afb] [--replicates 1]
-        [--ns 1000] [--sweeps 200] [--steps 10] [--repeats 3] [--side 30 --groups 10]
+        [--ns 1000] [--sweeps 200] [--steps 10] [--repeats 3] [--simulation large_grid]
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+import yaml
 from against_ref import block_arrays, report, run_both, through_file
 
+CONFIG = Path(__file__).resolve().parents[1] / "config" / "paper_cpu.yaml"
 ESTIMATORS = ("mle", "oracle", "gibbs_sba")
 KEYS = ("simulate", *ESTIMATORS)
 # config/paper_cpu.yaml's mrf: alpha0, burn-in fraction and PCD settings
@@ -43,9 +46,13 @@ COMMON = {
 }
 
 
-def child(
-    out: Path, replicates: int, ns: list[int], sweeps: int, steps: int, side: int, groups: int
-) -> None:
+def grid_spec(simulation: str) -> tuple[int, int]:
+    """``(side, n_groups)`` of a grid simulation of ``config/paper_cpu.yaml``."""
+    cfg = yaml.safe_load(CONFIG.read_text())["mrf"][simulation]
+    return cfg["side"], cfg["n_groups"]
+
+
+def child(out: Path, replicates: int, ns: list[int], sweeps: int, steps: int, sim: str) -> None:
     """Simulate the replicates, fit every estimator on them; save results and CPU times."""
     from bnstudy.studies.mrf.experiments import (
         run_simulation_block,
@@ -53,6 +60,7 @@ def child(
         simulation_graph,
     )
 
+    side, groups = grid_spec(sim)
     graph = simulation_graph(side=side)
     rng = np.random.default_rng(side)
     t0 = time.process_time()
@@ -89,20 +97,21 @@ def main() -> int:
     ap.add_argument("--sweeps", type=int, default=200, help="Gibbs sweeps of the data's chains")
     ap.add_argument("--steps", type=int, default=10, help="Gibbs_SBA steps (the paper's 100)")
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--side", type=int, default=30, help="the grid's side (the paper's 30 or 4)")
-    ap.add_argument("--groups", type=int, default=10, help="true parameter groups (30: 10, 4: 5)")
+    ap.add_argument("--simulation", choices=["large_grid", "small_grid"], default="large_grid")
     ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        child(args.child, args.replicates, args.ns, args.sweeps, args.steps, args.side, args.groups)
+        child(args.child, args.replicates, args.ns, args.sweeps, args.steps, args.simulation)
         return 0
     argv = ["--replicates", str(args.replicates), "--sweeps", str(args.sweeps)]
     argv += ["--steps", str(args.steps), "--ns", *map(str, args.ns)]
-    argv += ["--side", str(args.side), "--groups", str(args.groups)]
+    argv += ["--simulation", args.simulation]
     times, differ, n_arrays = run_both(__file__, argv, args.ref, args.repeats)
+    side, groups = grid_spec(args.simulation)
     print(
-        f"{args.side}x{args.side} grid: {args.replicates} replicates x n = {args.ns}, data by {args.sweeps} sweeps, "
-        f"PCD 1000 iterations, Gibbs_SBA {args.steps} steps, {args.repeats} rounds; "
+        f"{side}x{side} grid, {groups} groups: {args.replicates} replicates x n = {args.ns}, "
+        f"data by {args.sweeps} sweeps, PCD 1000 iterations, Gibbs_SBA {args.steps} steps, "
+        f"{args.repeats} rounds; "
         "CPU seconds per replicate (simulate) and per run (median)"
     )
     return report(times, KEYS, args.ref, differ, n_arrays)
