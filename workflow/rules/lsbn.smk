@@ -248,10 +248,13 @@ rule make_table_lsbn_comparison:
         "../scripts/make_table_lsbn_comparison.py"
 
 
-# The paper's statements about its results, checked on ours.
+# The paper's statements about its results (comparisons and ROPART), checked on ours.
 rule make_table_lsbn_claims:
     input:
         runs="reports/lsbn/tables/runs.csv",
+        thresholds=table("lsbn", "table1_thresholds")["csv"],
+        quality=table("lsbn", "table2_3_partition_quality")["csv"],
+        sizes=table("lsbn", "table4_community_sizes")["csv"],
         catalog="workflow/published/claims.tsv",
         archived=lambda wildcards: paper_archive("lsbn"),
     output:

@@ -163,6 +163,7 @@ rule make_table_tan_claims:
     input:
         selected=table("tan", "selected_settings")["csv"],
         runs="results/tan/runs.csv",
+        recovery=table("tan", "chow_liu_recovery")["csv"],
         catalog="workflow/published/claims.tsv",
         archived=lambda wildcards: paper_archive("tan"),
     output:

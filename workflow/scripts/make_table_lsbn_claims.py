@@ -1,7 +1,8 @@
 """LSBN: the paper's claims checked on our runs, in the claims contract.
 
-With the archived paper-scale verdict, value and notes beside each claim (none in a run at
-that scale itself). Outputs: ``reports/lsbn/tables/claims.{csv,md}``.
+Reads the comparison runs and the ROPART Tables I-IV. With the archived paper-scale verdict,
+value and notes beside each claim (none in a run at that scale itself). Outputs:
+``reports/lsbn/tables/claims.{csv,md}``.
 """
 
 import logging
@@ -17,8 +18,17 @@ from bnstudy.studies.scorecard import with_archived_claims
 logger = logging.getLogger(__name__)
 
 
-def main(runs, catalog, scale, archived, archive_scale, csv, md) -> None:
-    claims = paper_claims(read_catalog(catalog, "lsbn"), pd.read_csv(runs), scale=scale)
+def main(
+    runs, thresholds, quality, sizes, catalog, scale, archived, archive_scale, csv, md
+) -> None:
+    claims = paper_claims(
+        read_catalog(catalog, "lsbn"),
+        pd.read_csv(runs),
+        scale=scale,
+        thresholds=pd.read_csv(thresholds),
+        quality=pd.read_csv(quality),
+        sizes=pd.read_csv(sizes),
+    )
     claims = with_archived_claims(claims, "lsbn", archived, archive_scale)
     write_table(claims, csv, md, title="LSBN: the paper's claims on our runs")
     logger.info("%s", tally(claims["verdict"]))
@@ -28,6 +38,9 @@ if __name__ == "__main__":
     configure_logging(snakemake.log[0])
     main(
         snakemake.input.runs,
+        snakemake.input.thresholds,
+        snakemake.input.quality,
+        snakemake.input.sizes,
         snakemake.input.catalog,
         snakemake.params.scale,
         snakemake.input.archived,

@@ -20,6 +20,7 @@ logger = logging.getLogger(__name__)
 def main(
     selected: str,
     runs: str,
+    recovery: str,
     catalog: str,
     scale: str,
     archived,
@@ -28,7 +29,11 @@ def main(
     md: str,
 ) -> None:
     claims = paper_claims(
-        read_catalog(catalog, "tan"), pd.read_csv(selected), pd.read_csv(runs), scale=scale
+        read_catalog(catalog, "tan"),
+        pd.read_csv(selected),
+        pd.read_csv(runs),
+        pd.read_csv(recovery),
+        scale=scale,
     )
     claims = with_archived_claims(claims, "tan", archived, archive_scale)
     write_table(claims, csv, md, title="Roth & Pernkopf (2020): the paper's claims on our runs")
@@ -40,6 +45,7 @@ if __name__ == "__main__":
     main(
         snakemake.input.selected,
         snakemake.input.runs,
+        snakemake.input.recovery,
         snakemake.input.catalog,
         snakemake.params.scale,
         snakemake.input.archived,
