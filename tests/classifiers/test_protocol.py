@@ -114,6 +114,8 @@ def test_claims_compare_models_per_dataset():
             "model": ["tan_heuristic"] * 3,
             "protocol": "test",
             "dataset": "mnist",
+            "spec": ["h-A", "h-B", "h-C"],
+            "K": 2.0,
             "ordering": ["A", "B", "C"],
             "error": [0.12, 0.11, 0.10],
         }

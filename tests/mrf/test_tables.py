@@ -164,7 +164,10 @@ def test_claims_agree_on_runs_that_follow_the_paper(published, repo_root):
     by_claim = claims.set_index("claim_id")["verdict"]
     # our hand-made ExactL is the slowest and SBA the fastest, as Table 1; the runs span the
     # paper's n (100 and 1,000) but only two of Table 1's three sizes: its claims are partial
-    disagreeing = by_claim[~by_claim.isin(["agrees", "partial"])]
+    # two statements no run can check (a wall-clock time, an unquantified comparison)
+    uncheckable = {"mrf.large_grid.sba_hundreds_of_minutes", "mrf.senate.gain_comparable"}
+    assert (by_claim[list(uncheckable & set(by_claim.index))] == "not tested").all()
+    disagreeing = by_claim[~by_claim.isin(["agrees", "partial"])].drop(uncheckable, errors="ignore")
     assert disagreeing.empty, disagreeing
     assert set(by_claim[by_claim == "partial"].index) == {
         "mrf.small_grid.sba_fastest",

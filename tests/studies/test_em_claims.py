@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -11,6 +12,8 @@ from bnstudy.studies.em.claims import (
     em_findings,
     error_spread,
     fig2_signs,
+    fig5_error_range,
+    fig6_loglik_above,
     mini_adapt_change,
     mini_adapt_largest_change,
     mini_adapt_loglik,
@@ -19,6 +22,7 @@ from bnstudy.studies.em.claims import (
     pigs_iteration_signs,
     relative_change,
 )
+from bnstudy.studies.em.tables import ENDPOINT_COLUMNS, endpoints_table
 
 
 @pytest.fixture(scope="module")
@@ -240,9 +244,139 @@ def test_complete_data_error_is_calibrated_never_agrees():
     assert far.calibrated and far.verdict == "disagrees"
 
 
+def _trials(levels, *, network="adapt", n=200, n_hidden=66):
+    """Trials of one run: ``levels`` maps n_shared to a list of (error, loglik) per trial."""
+    rows = [
+        {"n_shared": k, "trial": i, "error": e, "loglik": ll}
+        for k, ends in levels.items()
+        for i, (e, ll) in enumerate(ends)
+    ]
+    return pd.DataFrame(rows).assign(network=network, n_samples=n, n_hidden=n_hidden, seed=1)
+
+
+#: Fig. 5 as the paper: with sharing the error spreads out (range 10 -> 40) and goes lower.
+FIG5 = {
+    0: [(100.0, -1.0e4), (105.0, -1.01e4), (110.0, -1.02e4)],
+    2: [(0.0, 0.0)],  # an intermediate level: dropped
+    66: [(80.0, -1.0e4), (100.0, -1.03e4), (120.0, -1.05e4)],
+}
+#: Fig. 6 as the paper: 2 of 5 trials with sharing above every trial without.
+FIG6 = {
+    0: [(50.0, -1.215e4), (52.0, -1.22e4), (51.0, -1.205e4)],
+    33: [(40.0, -1.19e4), (45.0, -1.195e4), (60.0, -1.21e4), (61.0, -1.21e4), (62.0, -1.21e4)],
+}
+
+
+def _endpoints(fig5=FIG5, fig6=FIG6, **kwargs):
+    return endpoints_table(
+        {"Fig. 5": _trials(fig5, **kwargs), "Fig. 6": _trials(fig6, n_hidden=33, **kwargs)}
+    )
+
+
+def test_endpoints_table_keeps_the_two_ends():
+    table = _endpoints()
+    assert tuple(table.columns) == ENDPOINT_COLUMNS
+    assert list(zip(table["figure"], table["arm"], table["n_shared"], strict=True)) == [
+        ("Fig. 5", "none", 0),
+        ("Fig. 5", "all", 66),
+        ("Fig. 6", "none", 0),
+        ("Fig. 6", "all", 33),
+    ]
+    fig5 = table[table["figure"] == "Fig. 5"].set_index("arm")
+    assert list(fig5["trials"]) == [3, 3]  # the level of 2 shared nodes is not an end
+    assert fig5.loc["none", "error_range"] == pytest.approx(10.0)
+    assert fig5.loc["all", ["error_min", "error_max", "error_range"]].tolist() == [80, 120, 40]
+    assert fig5.loc["all", "loglik_at_error_min"] == -1.0e4
+    assert fig5.loc["none", ["loglik_min", "loglik_max"]].tolist() == [-1.02e4, -1.0e4]
+    assert pd.isna(fig5.loc["none", "above_best_none"])
+    assert fig5.loc["all", "above_best_none"] == 0  # -1.0e4 ties the best: not above
+    fig6 = table[table["figure"] == "Fig. 6"].set_index("arm")
+    assert fig6.loc["all", "above_best_none"] == 2 and fig6.loc["all", "n_hidden"] == 33
+
+
+def test_endpoints_table_edges():
+    # no sharing trials: only the no-sharing row; no unshared trials: no count above them
+    only_none = endpoints_table({"Fig. 6": _trials({0: FIG6[0]})})
+    assert list(only_none["arm"]) == ["none"]
+    only_all = endpoints_table({"Fig. 6": _trials({33: FIG6[33]})})
+    assert list(only_all["arm"]) == ["all"] and pd.isna(only_all["above_best_none"].iloc[0])
+    empty = endpoints_table({"Fig. 5": _trials(FIG5).iloc[:0]})
+    assert empty.empty and tuple(empty.columns) == ENDPOINT_COLUMNS
+
+
+def test_fig5_error_range():
+    found = fig5_error_range(_endpoints(), 200)
+    assert found.verdict == "agrees"
+    assert found.ours.startswith("error range 10.0 -> 40.0 (4.0x); lowest error 100.0 -> 80.0")
+    assert "ADAPT T2" in found.notes and "em_much_larger_range" in found.notes
+    # the lowest error with sharing not below the lowest without: disagrees
+    higher = FIG5 | {66: [(101.0, -1.0e4), (120.0, -1.03e4), (150.0, -1.05e4)]}
+    assert fig5_error_range(_endpoints(fig5=higher), 200).verdict == "disagrees"
+    # the range only 1.5x wider: not 'much larger'
+    narrow = FIG5 | {66: [(95.0, -1.0e4), (100.0, -1.03e4), (110.0, -1.05e4)]}
+    assert fig5_error_range(_endpoints(fig5=narrow), 200).verdict == "disagrees"
+
+
+def test_fig5_error_range_tolerance_edges():
+    factor = tolerance("em_much_larger_range")
+    base = [(100.0, -1.0e4), (110.0, -1.01e4)]
+
+    def widened(width):
+        fig5 = {0: base, 66: [(99.0, -1.0e4), (99.0 + width, -1.02e4)]}
+        return fig5_error_range(_endpoints(fig5=fig5), 200).verdict
+
+    assert widened(10.0 * factor) == "agrees"
+    assert widened(10.0 * factor - 0.01) == "disagrees"
+
+
+def test_fig5_error_range_not_tested():
+    assert fig5_error_range(_endpoints(), 200).verdict == "agrees"
+    elsewhere = fig5_error_range(_endpoints(n=50), 200)
+    assert elsewhere.verdict == "not tested" and "n=200" in elsewhere.notes
+    unshared = fig5_error_range(_endpoints(fig5={0: FIG5[0]}), 200)
+    assert unshared.verdict == "not tested" and unshared.notes == "no trials with sharing"
+    single = fig5_error_range(_endpoints(fig5={0: FIG5[0][:1], 66: FIG5[66]}), 200)
+    assert single.verdict == "not tested" and "at least 2 trials" in single.notes
+    fig6_only = _endpoints()
+    assert fig5_error_range(fig6_only[fig6_only["figure"] == "Fig. 6"], 200) is None
+
+
+def test_fig6_loglik_above():
+    found = fig6_loglik_above(_endpoints(), 200)
+    assert found.verdict == "agrees"
+    assert found.ours.startswith("2/5 trials with sharing end above the best ll without sharing")
+    assert "ADAPT P1" in found.notes
+    # no trial with sharing above the best without: disagrees
+    below = FIG6 | {33: [(40.0, -1.213e4), (60.0, -1.23e4)]}
+    assert fig6_loglik_above(_endpoints(fig6=below), 200).verdict == "disagrees"
+    # every trial with sharing above: no 'rest' below them, disagrees
+    above = FIG6 | {33: [(40.0, -1.19e4), (60.0, -1.2e4)]}
+    assert fig6_loglik_above(_endpoints(fig6=above), 200).verdict == "disagrees"
+
+
+def test_fig6_loglik_above_not_tested():
+    assert fig6_loglik_above(_endpoints(n=50), 200).verdict == "not tested"
+    unshared = fig6_loglik_above(_endpoints(fig6={0: FIG6[0]}), 200)
+    assert unshared.verdict == "not tested" and unshared.notes == "no trials with sharing"
+    no_none = fig6_loglik_above(_endpoints(fig6={33: FIG6[33]}), 200)
+    assert no_none.verdict == "not tested" and no_none.notes == "no trials without sharing"
+    fig5_only = _endpoints()
+    assert fig6_loglik_above(fig5_only[fig5_only["figure"] == "Fig. 5"], 200) is None
+
+
+def test_fig5_fig6_from_a_csv_round_trip(tmp_path):
+    # the claims rule reads the table back from its CSV (the count becomes a float there)
+    path = tmp_path / "endpoints.csv"
+    _endpoints().to_csv(path, index=False)
+    table = pd.read_csv(path)
+    assert np.isnan(table["above_best_none"].iloc[0])
+    assert fig5_error_range(table, 200).verdict == "agrees"
+    assert fig6_loglik_above(table, 200).verdict == "agrees"
+
+
 def test_em_findings_and_table(catalogs, paper3):
     table = paper_claims(
-        catalogs["em"], _table3(), _table4(), _metrics(16.3), paper3, scale="laptop"
+        catalogs["em"], _table3(), _table4(), _metrics(16.3), paper3, _endpoints(), scale="laptop"
     )
     assert list(table["claim_id"]) == catalogs["em"].ids
     verdicts = table.set_index("claim_id")["verdict"]
@@ -250,3 +384,5 @@ def test_em_findings_and_table(catalogs, paper3):
     assert table.set_index("claim_id").loc["em.complete_data_error", "calibrated"]
     found = em_findings(catalogs["em"], _table3()[:0], _table4(), _metrics(16.3), paper3)
     assert "em.pigs_iteration_signs" not in found
+    # without the endpoints table the figure claims are not run
+    assert "em.fig5_error_range" not in found and "em.fig6_loglik_above" not in found

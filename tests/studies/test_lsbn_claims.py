@@ -245,3 +245,21 @@ def test_ropart_claims_without_their_tables_are_not_run(catalogs):
     assert verdicts["lsbn.second_order_among_best"] == "agrees"
     assert verdicts["lsbn.remaining_edges_similar"] == "not tested"
     assert verdicts["lsbn.communities_mostly_small"] == "not tested"
+
+
+def test_mi_example_best_on_alarm_among_the_worst_on_win95pts(catalogs):
+    claim_id = "lsbn.mi_best_alarm_worst_win95pts"
+    paper_like = _ropart(catalogs)[claim_id]  # rotation puts MI 1st on alarm, 6th on win95pts
+    assert paper_like.verdict == "agrees"
+    assert paper_like.ours.startswith("MI by average shortest path: alarm 1 of 7, win95pts 6 of 7")
+    always_best = _ropart(catalogs, quality=_quality(rotate=False))[claim_id]
+    assert always_best.verdict == "disagrees"
+    # 4th of 7 is the middle, not "among the worst"
+    quality = _quality()
+    rows = (quality["network"] == "win95pts") & (quality["partition"] != "second_order")
+    order = quality[rows].sort_values("avg_shortest_path_rank")["partition"].tolist()
+    swap = {order[5]: order[3], order[3]: order[5]}  # MI (6th) <-> the 4th
+    quality.loc[rows, "partition"] = quality.loc[rows, "partition"].replace(swap)
+    assert _ropart(catalogs, quality=quality)[claim_id].verdict == "disagrees"
+    without = _ropart(catalogs, quality=_quality(networks=("alarm", "insurance")))
+    assert claim_id not in without

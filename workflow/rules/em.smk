@@ -250,12 +250,44 @@ rule plot_em_figures:
         "../scripts/plot_em_figures.py"
 
 
+# Figs. 5 and 6 as a table: the error and log-likelihood where the trials end, no sharing vs all
+# hidden nodes shared (the gradual-sharing run of the figures' network and the endpoints run).
+rule make_table_em_endpoints:
+    input:
+        fig5=f"results/em/sharing/{config['em']['figures']['network']}/n={config['em']['figures']['n_samples']}/trials.csv",
+        fig6=em_endpoint_runs()[0],
+    output:
+        csv=report(
+            table("em", "endpoints")["csv"],
+            caption="../report/em_endpoints.rst",
+            category="em: EM with parameter sharing",
+            labels={"table": "Figs. 5-6 endpoints"},
+        ),
+        md=table("em", "endpoints")["md"],
+    log:
+        "logs/make_table_em_endpoints.log",
+    benchmark:
+        "logs/benchmarks/make_table_em_endpoints.tsv"
+    conda:
+        "../../envs/bnstudy.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+    params:
+        code=code_version("make_table_em_endpoints.py"),
+    message:
+        "Figs. 5 and 6 of the EM paper: where the trials end"
+    script:
+        "../scripts/make_table_em_endpoints.py"
+
+
 # The paper's statements about its results, checked on ours.
 rule make_table_em_claims:
     input:
         table3=table("em", "table3_sharing_correlations")["csv"],
         table4=table("em", "table4_mini_adapt")["csv"],
         metrics=table("em", "error_metrics")["csv"],
+        endpoints=table("em", "endpoints")["csv"],
         paper3="workflow/published/em_table3.tsv",
         catalog="workflow/published/claims.tsv",
         archived=lambda wildcards: paper_archive("em"),
@@ -291,5 +323,6 @@ rule em:
         rules.make_table_em_claims.output,
         rules.make_table_em_sharing.output,
         rules.make_table_em_mini_adapt.output,
+        rules.make_table_em_endpoints.output,
         rules.plot_em_figures.output,
         table=table("networks", "networks")["csv"],

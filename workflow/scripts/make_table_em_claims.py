@@ -17,13 +17,16 @@ from bnstudy.studies.scorecard import with_archived_claims
 logger = logging.getLogger(__name__)
 
 
-def main(table3, table4, metrics, paper3, catalog, scale, archived, archive_scale, csv, md) -> None:
+def main(
+    table3, table4, metrics, endpoints, paper3, catalog, scale, archived, archive_scale, csv, md
+) -> None:
     claims = paper_claims(
         read_catalog(catalog, "em"),
         pd.read_csv(table3, keep_default_na=False, na_values=[""]).fillna({"network": ""}),
         pd.read_csv(table4),
         pd.read_csv(metrics),
         pd.read_csv(paper3, sep="\t", comment="#"),
+        pd.read_csv(endpoints),
         scale=scale,
     )
     claims = with_archived_claims(claims, "em", archived, archive_scale)
@@ -37,6 +40,7 @@ if __name__ == "__main__":
         snakemake.input.table3,
         snakemake.input.table4,
         snakemake.input.metrics,
+        snakemake.input.endpoints,
         snakemake.input.paper3,
         snakemake.input.catalog,
         snakemake.params.scale,

@@ -21,6 +21,15 @@ metric, our Table 3 row of adapt at that sample size, as the paper itself reads 
 positive correlation implies that parameter sharing increased the corresponding metric
 statistic"). adapt (adapt10_v7e) stands in for ADAPT T2, which is not public.
 
+Figs. 5 and 6 are read from :func:`~bnstudy.studies.em.tables.endpoints_table`: where the trials
+end without sharing and with every hidden node shared. Fig. 5 (ADAPT T2, 200 samples) is our
+gradual-sharing run of adapt at the figures' sample size, its two endpoint levels; Fig. 6 (ADAPT
+P1, 33 hidden nodes, 200 samples) is our endpoints run of adapt. The error's range is *much
+larger* when it is at least the tolerance ``em_much_larger_range`` times the range without
+sharing. The paper's log-likelihoods (about -1.2e4) are not comparable with ours (another network),
+so Fig. 6 is read as the order of the trials: some trials with sharing end above every trial
+without sharing, and not all of them do ("the rest converged" lower).
+
 The complete-data error claim is *calibrated*: the error metric is the candidate whose
 complete-data value is closest to the printed 16.325 (:func:`~bnstudy.studies.em.tables.
 error_metric_table`), so matching 16.325 is no evidence; it is never counted as agreement.
@@ -28,7 +37,7 @@ error_metric_table`), so matching 16.325 is no evidence; it is never counted as 
 References
 ----------
 .. [1] E. Reed and O. J. Mengshoel, "Bayesian Network Parameter Learning using EM with Parameter
-   Sharing", BMAW 2014, Secs. 5.2.1-5.3.2, Fig. 2, Tables 3-4.
+   Sharing", BMAW 2014, Secs. 5.2.1-5.3.2, Figs. 2, 5, 6, Tables 3-4.
 """
 
 from __future__ import annotations
@@ -44,6 +53,8 @@ __all__ = [
     "em_findings",
     "error_spread",
     "fig2_signs",
+    "fig5_error_range",
+    "fig6_loglik_above",
     "mini_adapt_change",
     "mini_adapt_largest_change",
     "mini_adapt_loglik",
@@ -251,6 +262,102 @@ def fig2_signs(table3: pd.DataFrame, n: float, signs: dict[str, int]) -> Finding
     return Finding(text, judge(bool(holds)), stand_in + levels)
 
 
+_FIG5 = "Fig. 5"
+_FIG6 = "Fig. 6"
+
+
+def _endpoint_arms(
+    endpoints: pd.DataFrame, figure: str, n: float
+) -> tuple[pd.Series, pd.Series] | Finding | None:
+    """The ``none`` and ``all`` rows of ``figure`` in the endpoints table; None when the figure
+    was not run, a ``not tested`` finding when it was run at another sample size or lacks an arm.
+    """
+    rows = endpoints[endpoints["figure"] == figure].set_index("arm")
+    if rows.empty:
+        return None
+    first = rows.iloc[0]
+    where = f"{first['network']}, n={float(first['n_samples']):g}, {int(first['n_hidden'])} hidden"
+    if float(first["n_samples"]) != float(n):
+        return Finding(
+            f"{figure} run on {where}",
+            "not tested",
+            f"{figure} is at n={n:g}, which was not run at this scale",
+        )
+    missing = [arm for arm in ("none", "all") if arm not in rows.index]
+    if missing:
+        what = " and ".join({"none": "without sharing", "all": "with sharing"}[a] for a in missing)
+        return Finding(f"{figure} run on {where}", "not tested", f"no trials {what}")
+    return rows.loc["none"], rows.loc["all"]
+
+
+def fig5_error_range(endpoints: pd.DataFrame, n: float) -> Finding | None:
+    """Fig. 5: sharing every hidden node makes the range of the converged error much larger (by at
+    least the tolerance ``em_much_larger_range``) and its lowest error lower than without sharing.
+
+    ``endpoints`` is :func:`~bnstudy.studies.em.tables.endpoints_table`; ``n`` the paper's sample
+    size. The log-likelihood of the lowest-error trials (the paper: "while retaining a similar
+    ll") is reported, not judged.
+    """
+    arms = _endpoint_arms(endpoints, _FIG5, n)
+    if not isinstance(arms, tuple):
+        return arms
+    none, shared = arms
+    if min(int(none["trials"]), int(shared["trials"])) < 2:
+        return Finding(
+            f"{int(none['trials'])} trial(s) without sharing, {int(shared['trials'])} with",
+            "not tested",
+            "a range needs at least 2 trials per arm",
+        )
+    factor = tolerance("em_much_larger_range")
+    before, after = float(none["error_range"]), float(shared["error_range"])
+    ratio = after / before if before > 0 else (np.inf if after > 0 else np.nan)
+    lower = float(shared["error_min"]) < float(none["error_min"])
+    ours = (
+        f"error range {before:.1f} -> {after:.1f} ({ratio:.1f}x); lowest error "
+        f"{none['error_min']:.1f} -> {shared['error_min']:.1f} (its ll "
+        f"{none['loglik_at_error_min']:.0f} -> {shared['loglik_at_error_min']:.0f}); "
+        f"{int(none['trials'])} and {int(shared['trials'])} trials "
+        f"({shared['network']}, n={float(shared['n_samples']):g}, "
+        f"{int(shared['n_shared'])} of {int(shared['n_hidden'])} hidden nodes shared)"
+    )
+    notes = (
+        f"{shared['network']} (adapt10_v7e) stands in for the paper's ADAPT T2, which is not "
+        f"public; much larger = at least {factor:g}x the range without sharing (tolerance "
+        "em_much_larger_range); the paper shows 15 trials of n_H = 66, we use every trial of "
+        "both endpoint levels; the ll at the lowest errors is reported, not judged"
+    )
+    return Finding(ours, judge(bool(ratio >= factor and lower)), notes)
+
+
+def fig6_loglik_above(endpoints: pd.DataFrame, n: float) -> Finding | None:
+    """Fig. 6: with every hidden node shared, some trials (the paper: 2 of 15) end at a higher
+    log-likelihood than every trial without sharing, and the rest do not.
+
+    ``endpoints`` is :func:`~bnstudy.studies.em.tables.endpoints_table`; ``n`` the paper's sample
+    size. Holds when at least one but not every trial with sharing ends above the highest
+    log-likelihood without sharing.
+    """
+    arms = _endpoint_arms(endpoints, _FIG6, n)
+    if not isinstance(arms, tuple):
+        return arms
+    none, shared = arms
+    above, trials = int(shared["above_best_none"]), int(shared["trials"])
+    ours = (
+        f"{above}/{trials} trials with sharing end above the best ll without sharing "
+        f"({none['loglik_max']:.0f}); ll with sharing {shared['loglik_min']:.0f} to "
+        f"{shared['loglik_max']:.0f}, without {none['loglik_min']:.0f} to "
+        f"{none['loglik_max']:.0f} ({shared['network']}, n={float(shared['n_samples']):g}, "
+        f"{int(shared['n_hidden'])} hidden)"
+    )
+    notes = (
+        f"{shared['network']} (adapt10_v7e) stands in for the paper's ADAPT P1, which is not "
+        f"public ({int(shared['n_hidden'])} random hidden nodes, P1's n_H = 33); its ll values "
+        "(about -1.2e4) are not comparable with ours, so the claim is read as the order of the "
+        "trials: at least one but not every trial with sharing above all trials without"
+    )
+    return Finding(ours, judge(0 < above < trials), notes)
+
+
 def complete_data_error(metrics: pd.DataFrame, target: float) -> Finding | None:
     """The complete-data error without sharing against the printed ``target`` (calibrated).
 
@@ -280,6 +387,7 @@ def em_findings(
     table4: pd.DataFrame,
     metrics: pd.DataFrame,
     paper3: pd.DataFrame,
+    endpoints: pd.DataFrame | None = None,
 ) -> dict[str, Finding]:
     """Our finding for every EM claim our runs can speak to.
 
@@ -293,6 +401,9 @@ def em_findings(
         :func:`~bnstudy.studies.em.tables.error_metric_table`.
     paper3 : DataFrame
         The paper's Table 3 (``workflow/published/em_table3.tsv``).
+    endpoints : DataFrame, optional
+        The output of :func:`~bnstudy.studies.em.tables.endpoints_table` (Figs. 5 and 6); their
+        claims are not run without it.
     """
     findings = {
         "em.error_spread": error_spread(table3, paper3),
@@ -325,6 +436,15 @@ def em_findings(
             {"r_iterations_std": 1, "r_loglik_std": 1, "r_error_std": 1},
         ),
     }
+    if endpoints is not None:
+        findings |= {
+            "em.fig5_error_range": fig5_error_range(
+                endpoints, catalog.value("em.fig5_error_range")
+            ),
+            "em.fig6_loglik_above": fig6_loglik_above(
+                endpoints, catalog.value("em.fig6_loglik_above")
+            ),
+        }
     return {k: v for k, v in findings.items() if v is not None}
 
 
@@ -334,8 +454,10 @@ def paper_claims(
     table4: pd.DataFrame,
     metrics: pd.DataFrame,
     paper3: pd.DataFrame,
+    endpoints: pd.DataFrame | None = None,
     *,
     scale: str,
 ) -> pd.DataFrame:
     """The EM paper's claims table (columns of :data:`bnstudy.studies.claims.COLUMNS`)."""
-    return assemble(catalog, em_findings(catalog, table3, table4, metrics, paper3), scale=scale)
+    findings = em_findings(catalog, table3, table4, metrics, paper3, endpoints)
+    return assemble(catalog, findings, scale=scale)

@@ -8,7 +8,9 @@ import pandas as pd
 from bnstudy.studies.em.trials import METRICS, sharing_correlations, summarize_trials
 
 __all__ = [
+    "ENDPOINT_COLUMNS",
     "PAPER_NETWORK",
+    "endpoints_table",
     "error_metric_table",
     "mini_adapt_table",
     "sharing_table",
@@ -18,6 +20,24 @@ __all__ = [
 PAPER_NETWORK = {"pigs": "Pigs", "adapt": None}
 
 _R_COLUMNS = [f"r_{m}_{s}" for m in METRICS for s in ("mean", "std")]
+
+#: Columns of :func:`endpoints_table`.
+ENDPOINT_COLUMNS = (
+    "figure",
+    "network",
+    "n_samples",
+    "n_hidden",
+    "arm",
+    "n_shared",
+    "trials",
+    "error_min",
+    "error_max",
+    "error_range",
+    "loglik_min",
+    "loglik_max",
+    "loglik_at_error_min",
+    "above_best_none",
+)
 
 
 def sharing_table(trials: pd.DataFrame, paper: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -119,3 +139,64 @@ def error_metric_table(trials: pd.DataFrame, paper_value: float) -> pd.DataFrame
     )
     table["closest_to_paper"] = table["metric"] == closest
     return table
+
+
+def endpoints_table(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Figs. 5 and 6: where the trials end, without sharing and with every hidden node shared.
+
+    Parameters
+    ----------
+    runs : dict of str to DataFrame
+        Per figure (e.g. ``"Fig. 5"``), the trials of one run (:func:`~bnstudy.studies.em.trials.
+        run_em_trials`, with ``network``, ``n_samples`` and ``n_hidden`` columns). Only its two
+        endpoints are kept: no sharing (``n_shared`` = 0, arm ``none``) and the largest number of
+        shared nodes it ran (arm ``all``: every hidden node shared); the levels between are
+        dropped.
+
+    Returns
+    -------
+    DataFrame
+        One row per figure and arm, columns :data:`ENDPOINT_COLUMNS`: the number of trials, the
+        smallest and largest error at convergence and their difference (``error_range``), the
+        lowest and highest log-likelihood, the log-likelihood of the trial of smallest error, and
+        for arm ``all`` how many of its trials end at a log-likelihood above the highest without
+        sharing (``above_best_none``; empty for arm ``none``, and without unshared trials). A run
+        without shared levels has only its ``none`` row, one without unshared trials only ``all``.
+    """
+    rows = []
+    for figure, trials in runs.items():
+        if trials.empty:
+            continue
+        first = trials.iloc[0]
+        top = int(trials["n_shared"].max())
+        arms = {"none": trials[trials["n_shared"] == 0]}
+        if top > 0:
+            arms["all"] = trials[trials["n_shared"] == top]
+        none = arms["none"]
+        best_none = none["loglik"].max() if not none.empty else np.nan
+        for arm, group in arms.items():
+            if group.empty:
+                continue
+            error, loglik = group["error"].astype(float), group["loglik"].astype(float)
+            above = np.nan
+            if arm == "all" and not none.empty:
+                above = int((loglik > best_none).sum())
+            rows.append(
+                {
+                    "figure": figure,
+                    "network": first["network"],
+                    "n_samples": int(first["n_samples"]),
+                    "n_hidden": int(first["n_hidden"]),
+                    "arm": arm,
+                    "n_shared": int(group["n_shared"].iloc[0]),
+                    "trials": len(group),
+                    "error_min": error.min(),
+                    "error_max": error.max(),
+                    "error_range": error.max() - error.min(),
+                    "loglik_min": loglik.min(),
+                    "loglik_max": loglik.max(),
+                    "loglik_at_error_min": loglik[error.idxmin()],
+                    "above_best_none": above,
+                }
+            )
+    return pd.DataFrame(rows, columns=list(ENDPOINT_COLUMNS))

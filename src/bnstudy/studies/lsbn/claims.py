@@ -305,7 +305,35 @@ def _quality_findings(catalog: Catalog, quality: pd.DataFrame) -> dict[str, Find
                     note,
                 ),
             )
+        mi = _mi_example(weighted)
+        if mi is not None:
+            out["lsbn.mi_best_alarm_worst_win95pts"] = mi
     return out
+
+
+def _mi_example(weighted: pd.DataFrame) -> Finding | None:
+    """MI's rank among the weight functions by average shortest path: best on alarm, among the
+    worst on win95pts (the worse half, mirroring ``lsbn_best_ones_fraction``)."""
+    col = "avg_shortest_path_rank"
+    ranks = {}
+    for network in ("alarm", "win95pts"):
+        rows = weighted[weighted["network"] == network]
+        if "MI" not in set(rows["partition"]):
+            return None
+        # rank among the weight functions alone (the tables rank the second-order one too)
+        ranks[network] = (
+            int((rows[col] < rows.loc[rows["partition"] == "MI", col].item()).sum()) + 1,
+            len(rows),
+        )
+    (alarm, n_alarm), (win, n_win) = ranks["alarm"], ranks["win95pts"]
+    worst_from = n_win - int(tolerance("lsbn_best_ones_fraction") * n_win) + 1
+    return Finding(
+        f"MI by average shortest path: alarm {alarm} of {n_alarm}, win95pts {win} of {n_win} "
+        "weight functions",
+        judge(bool(alarm == 1 and win >= worst_from)),
+        f"among the worst: rank {worst_from} or below of {n_win} (the worse half, tolerance "
+        "lsbn_best_ones_fraction); ties share the best rank",
+    )
 
 
 def paper_claims(
