@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from bnstudy.studies.claims import Catalog, Finding, assemble, judge, tolerance
+from bnstudy.studies.tan.figures import grid_label
 
 __all__ = ["PAIRWISE", "best_per", "paper_claims", "tan_findings"]
 
@@ -95,22 +96,13 @@ def best_per(runs: pd.DataFrame, model: str, axis: str) -> pd.Series:
     per_spec = test.groupby(["dataset", "spec"], as_index=False).agg(
         value=(axis, "first"), error=("error", "mean")
     )
-    per_spec["value"] = per_spec["value"].map(_axis_label)
+    per_spec["value"] = per_spec["value"].map(grid_label)
     return per_spec.groupby(["dataset", "value"])["error"].min()
 
 
-def _axis_label(value: object) -> str:
-    """A grid value as the config writes it: ``8.0`` and ``"8.0"`` (a mixed CSV column) are ``"8"``."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return str(value)
-    return str(int(number)) if number.is_integer() else str(value)
-
-
-def _subset_best_k8(runs: pd.DataFrame, n_paper: int) -> Finding | None:
-    """TAN Subset's best K is 8 on every dataset where it ran K = 8 and another K."""
-    by_k = best_per(runs, "tan_subset", "K")
+def _subset_best_k8(by_k: pd.Series, n_paper: int) -> Finding | None:
+    """TAN Subset's best K (``by_k``: :func:`best_per` of its K) is 8 on every dataset where it
+    ran K = 8 and another K."""
     cells, agree = [], []
     for dataset in sorted({d for d, _ in by_k.index}):
         errors = by_k[dataset]
@@ -130,9 +122,8 @@ def _subset_best_k8(runs: pd.DataFrame, n_paper: int) -> Finding | None:
     return Finding("; ".join(cells), judge(all(agree), complete=complete), notes)
 
 
-def _tan_all_no_gain(err: pd.Series, runs: pd.DataFrame, n_paper: int) -> Finding | None:
-    """TAN All's error is not below TAN Subset's at K = 8, on every dataset both ran."""
-    by_k = best_per(runs, "tan_subset", "K")
+def _tan_all_no_gain(err: pd.Series, by_k: pd.Series, n_paper: int) -> Finding | None:
+    """TAN All's error is not below TAN Subset's at K = 8 (``by_k``), on every dataset both ran."""
     cells, holds = [], []
     for dataset in sorted({d for _, d in err.index}):
         if ("tan_all", dataset) not in err or (dataset, "8") not in by_k.index:
@@ -297,9 +288,12 @@ def tan_findings(
     findings["tan.letter_best_error"] = _letter_best(err, catalog.value("tan.letter_best_error"))
     findings["tan.pseudo_tan_gain"] = _pseudo_tan_gain(err)
     findings["tan.heuristic_c_best"] = _heuristic_c_best(runs)
-    findings["tan.subset_best_k8"] = _subset_best_k8(runs, int(catalog.value("tan.subset_best_k8")))
+    subset_k = best_per(runs, "tan_subset", "K")
+    findings["tan.subset_best_k8"] = _subset_best_k8(
+        subset_k, int(catalog.value("tan.subset_best_k8"))
+    )
     findings["tan.tan_all_no_gain"] = _tan_all_no_gain(
-        err, runs, int(catalog.value("tan.tan_all_no_gain"))
+        err, subset_k, int(catalog.value("tan.tan_all_no_gain"))
     )
     findings["tan.chow_liu_worse_usps"] = _chow_liu_worse_usps(err)
     findings["tan.heuristic_mnist_gain"] = _heuristic_vs_subset(err, _MNIST, gain=True)

@@ -11,14 +11,17 @@ from matplotlib.figure import Figure
 
 from bnstudy.plotting import style
 
-__all__ = ["errors_by_group", "errors_by_model"]
+__all__ = ["errors_by_group", "errors_by_model", "grid_label"]
 
 
-def _label(value: object) -> str:
-    """Grid values as written in the config (a float column holds integers as 8.0)."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+def grid_label(value: object) -> str:
+    """A grid value as the config writes it: a float column holds integers as ``8.0``, a CSV
+    column mixing numbers and text as ``"8.0"``; both are ``"8"``."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return str(int(number)) if number.is_integer() else str(value)
 
 
 def _strip(ax, groups: Mapping[str, np.ndarray], rng: np.random.Generator) -> None:
@@ -70,7 +73,7 @@ def errors_by_group(
         fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 2.8 * nrows), squeeze=False)
         for ax, (title, (runs, column)) in zip(axes.flat, panels.items(), strict=False):
             groups = {
-                f"{column}={_label(value)}": group["error"].to_numpy()
+                f"{column}={grid_label(value)}": group["error"].to_numpy()
                 for value, group in runs.groupby(column, sort=True)
             }
             _strip(ax, groups, rng)
