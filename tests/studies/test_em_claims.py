@@ -12,6 +12,9 @@ from bnstudy.studies.em.claims import (
     em_findings,
     error_spread,
     fig2_signs,
+    fig3_op_extremes_smaller,
+    fig4_ot_middle_vs_ends,
+    fig4_ot_outer_apart,
     fig5_error_range,
     fig6_loglik_above,
     mini_adapt_change,
@@ -22,7 +25,12 @@ from bnstudy.studies.em.claims import (
     pigs_iteration_signs,
     relative_change,
 )
-from bnstudy.studies.em.tables import ENDPOINT_COLUMNS, endpoints_table
+from bnstudy.studies.em.tables import (
+    ENDPOINT_COLUMNS,
+    REGION_COLUMNS,
+    endpoints_table,
+    error_regions_table,
+)
 
 
 @pytest.fixture(scope="module")
@@ -376,7 +384,14 @@ def test_fig5_fig6_from_a_csv_round_trip(tmp_path):
 
 def test_em_findings_and_table(catalogs, paper3):
     table = paper_claims(
-        catalogs["em"], _table3(), _table4(), _metrics(16.3), paper3, _endpoints(), scale="laptop"
+        catalogs["em"],
+        _table3(),
+        _table4(),
+        _metrics(16.3),
+        paper3,
+        _endpoints(),
+        _regions(),
+        scale="laptop",
     )
     assert list(table["claim_id"]) == catalogs["em"].ids
     verdicts = table.set_index("claim_id")["verdict"]
@@ -384,5 +399,105 @@ def test_em_findings_and_table(catalogs, paper3):
     assert table.set_index("claim_id").loc["em.complete_data_error", "calibrated"]
     found = em_findings(catalogs["em"], _table3()[:0], _table4(), _metrics(16.3), paper3)
     assert "em.pigs_iteration_signs" not in found
-    # without the endpoints table the figure claims are not run
+    # without the endpoints and regions tables the figure claims are not run
     assert "em.fig5_error_range" not in found and "em.fig6_loglik_above" not in found
+    assert not any(claim.startswith(("em.fig3", "em.fig4")) for claim in found)
+
+
+#: Errors at convergence per (observables, sharing), shaped as the paper's Figs. 3-4: O_T four
+#: regions (middle two most frequent) without sharing, three (outer two most frequent, further
+#: apart) with; O_P with sharing, three trials beyond the range without, two of them below.
+MINI = {
+    ("O_T", "none"): [20.0] * 2 + [25.0] * 4 + [30.0] * 4 + [35.0] * 2,
+    ("O_T", "SB"): [18.0] * 5 + [27.0] * 2 + [37.0] * 5,
+    ("O_P", "none"): [24.0, 30.0, 33.0, 36.0, 40.0, 45.0] * 2,
+    ("O_P", "SB"): [22.0, 23.0, 30.0, 33.0, 36.0, 40.0, 46.0, 30.0, 33.0, 36.0, 40.0, 44.0],
+    ("O_C", "none"): [16.3] * 3,
+}
+
+
+def _mini_trials(errors=MINI):
+    rows = [
+        {"observables": obs, "sharing": sharing, "trial": i, "error": e}
+        for (obs, sharing), values in errors.items()
+        for i, e in enumerate(values)
+    ]
+    return pd.DataFrame(rows)
+
+
+def _regions(errors=MINI):
+    return error_regions_table(_mini_trials(errors))
+
+
+def test_error_regions_table():
+    table = _regions()
+    assert tuple(table.columns) == REGION_COLUMNS
+    assert list(zip(table["observables"], table["sharing"], strict=True)) == [
+        ("O_P", "none"),
+        ("O_P", "SB"),
+        ("O_T", "none"),
+        ("O_T", "SB"),
+    ]  # O_C (no hidden node) left out, no sharing first
+    rows = table.set_index(["observables", "sharing"])
+    ot_none, ot_sb = rows.loc[("O_T", "none")], rows.loc[("O_T", "SB")]
+    # middle half of 20..35 is 23.75..31.25: the 8 trials at 25 and 30 of 12
+    assert ot_none["middle_half_share"] == pytest.approx(8 / 12)
+    assert ot_sb["middle_half_share"] == pytest.approx(2 / 12)  # 18..37: 22.75..32.25
+    assert ot_none[["error_min", "error_max", "trials"]].tolist() == [20.0, 35.0, 12]
+    assert ot_sb["error_spread_p10_p90"] == pytest.approx(
+        np.percentile(MINI[("O_T", "SB")], 90) - np.percentile(MINI[("O_T", "SB")], 10)
+    )
+    assert pd.isna(ot_none["below_none_min"]) and pd.isna(ot_none["above_none_max"])
+    op_sb = rows.loc[("O_P", "SB")]
+    assert (op_sb["below_none_min"], op_sb["above_none_max"]) == (2, 1)
+    assert (ot_sb["below_none_min"], ot_sb["above_none_max"]) == (5, 5)
+    # every trial at one error: the whole (empty) range is its middle half
+    flat = error_regions_table(_mini_trials({("O_T", "none"): [5.0, 5.0]}))
+    assert flat["middle_half_share"].item() == 1.0 and pd.isna(flat["below_none_min"].item())
+    only_sb = error_regions_table(_mini_trials({("O_T", "SB"): [1.0, 2.0]}))
+    assert list(only_sb["sharing"]) == ["SB"] and pd.isna(only_sb["below_none_min"].item())
+
+
+def test_fig4_ot_middle_vs_ends():
+    found = fig4_ot_middle_vs_ends(_regions())
+    assert found.verdict == "agrees" and "66.7%" in found.ours
+    # sharing that keeps the trials in the middle: disagrees
+    middle = MINI | {("O_T", "SB"): [18.0] + [27.0] * 10 + [37.0]}
+    assert fig4_ot_middle_vs_ends(_regions(middle)).verdict == "disagrees"
+    # without sharing at the ends too: disagrees
+    ends = MINI | {("O_T", "none"): [20.0] * 6 + [35.0] * 6}
+    assert fig4_ot_middle_vs_ends(_regions(ends)).verdict == "disagrees"
+    # exactly half in the middle without sharing is not "most"
+    half = MINI | {("O_T", "none"): [20.0] * 3 + [25.0] * 3 + [30.0] * 3 + [35.0] * 3}
+    assert fig4_ot_middle_vs_ends(_regions(half)).verdict == "disagrees"
+    assert fig4_ot_middle_vs_ends(_regions({("O_T", "none"): [1.0, 2.0]})) is None
+
+
+def test_fig4_ot_outer_apart():
+    assert fig4_ot_outer_apart(_regions()).verdict == "agrees"
+    closer = MINI | {("O_T", "SB"): [22.0] * 5 + [27.0] * 2 + [33.0] * 5}
+    assert fig4_ot_outer_apart(_regions(closer)).verdict == "disagrees"
+    assert fig4_ot_outer_apart(_regions({("O_P", "none"): [1.0], ("O_P", "SB"): [2.0]})) is None
+
+
+def test_fig3_op_extremes_smaller():
+    found = fig3_op_extremes_smaller(_regions())
+    assert found.verdict == "agrees" and "2 below, 1 above" in found.ours
+    # mostly larger: disagrees
+    larger = MINI | {("O_P", "SB"): [23.0, 30.0, 33.0, 36.0, 40.0, 46.0, 47.0] + [30.0] * 5}
+    assert fig3_op_extremes_smaller(_regions(larger)).verdict == "disagrees"
+    # none more extreme: disagrees
+    inside = MINI | {("O_P", "SB"): [30.0] * 12}
+    assert fig3_op_extremes_smaller(_regions(inside)).verdict == "disagrees"
+    # half or more outside is not "a few"
+    many = MINI | {("O_P", "SB"): [10.0] * 4 + [50.0] * 2 + [30.0] * 6}
+    assert fig3_op_extremes_smaller(_regions(many)).verdict == "disagrees"
+
+
+def test_error_regions_from_a_csv_round_trip(tmp_path):
+    path = tmp_path / "error_regions.csv"
+    _regions().to_csv(path, index=False)
+    table = pd.read_csv(path)
+    assert fig3_op_extremes_smaller(table).verdict == "agrees"
+    assert fig4_ot_middle_vs_ends(table).verdict == "agrees"
+    assert fig4_ot_outer_apart(table).verdict == "agrees"

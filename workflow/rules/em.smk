@@ -154,7 +154,8 @@ rule make_table_em_sharing:
         "../scripts/make_table_em_sharing.py"
 
 
-# Table 4 (mini-ADAPT), and which error metric reproduces the paper's complete-data error.
+# Table 4 (mini-ADAPT), which error metric reproduces the paper's complete-data error, and where
+# the trials of Figs. 3-4 end (error regions).
 rule make_table_em_mini_adapt:
     input:
         trials=em_mini_adapt_runs(),
@@ -174,6 +175,13 @@ rule make_table_em_mini_adapt:
             labels={"table": "error metric"},
         ),
         metrics_md=table("em", "error_metrics")["md"],
+        regions_csv=report(
+            table("em", "error_regions")["csv"],
+            caption="../report/em_error_regions.rst",
+            category="em: EM with parameter sharing",
+            labels={"table": "Figs. 3-4 error regions"},
+        ),
+        regions_md=table("em", "error_regions")["md"],
     log:
         "logs/make_table_em_mini_adapt.log",
     benchmark:
@@ -186,7 +194,7 @@ rule make_table_em_mini_adapt:
     params:
         code=code_version("make_table_em_mini_adapt.py"),
     message:
-        "Table 4 of the EM paper"
+        "Table 4 of the EM paper, and the error regions of its Figs. 3-4"
     script:
         "../scripts/make_table_em_mini_adapt.py"
 
@@ -288,6 +296,7 @@ rule make_table_em_claims:
         table4=table("em", "table4_mini_adapt")["csv"],
         metrics=table("em", "error_metrics")["csv"],
         endpoints=table("em", "endpoints")["csv"],
+        regions=table("em", "error_regions")["csv"],
         paper3="workflow/published/em_table3.tsv",
         catalog="workflow/published/claims.tsv",
         archived=lambda wildcards: paper_archive("em"),

@@ -18,7 +18,18 @@ logger = logging.getLogger(__name__)
 
 
 def main(
-    table3, table4, metrics, endpoints, paper3, catalog, scale, archived, archive_scale, csv, md
+    table3,
+    table4,
+    metrics,
+    endpoints,
+    regions,
+    paper3,
+    catalog,
+    scale,
+    archived,
+    archive_scale,
+    csv,
+    md,
 ) -> None:
     claims = paper_claims(
         read_catalog(catalog, "em"),
@@ -27,6 +38,7 @@ def main(
         pd.read_csv(metrics),
         pd.read_csv(paper3, sep="\t", comment="#"),
         pd.read_csv(endpoints),
+        pd.read_csv(regions),
         scale=scale,
     )
     claims = with_archived_claims(claims, "em", archived, archive_scale)
@@ -41,6 +53,7 @@ if __name__ == "__main__":
         snakemake.input.table4,
         snakemake.input.metrics,
         snakemake.input.endpoints,
+        snakemake.input.regions,
         snakemake.input.paper3,
         snakemake.input.catalog,
         snakemake.params.scale,

@@ -30,6 +30,19 @@ sharing. The paper's log-likelihoods (about -1.2e4) are not comparable with ours
 so Fig. 6 is read as the order of the trials: some trials with sharing end above every trial
 without sharing, and not all of them do ("the rest converged" lower).
 
+Figs. 3 and 4 (mini-ADAPT, 600 trials per condition) are read from
+:func:`~bnstudy.studies.em.tables.error_regions_table`. The paper names no region boundaries, so
+its region statements are read through counts that need none. O_T's "four main error regions,
+with the middle two being greatest in frequency" without sharing and "three regions of error,
+with the outer two being most frequent" with sharing: more than half of the trials end in the
+middle half of their condition's error range without sharing, fewer than half with sharing (two
+middle regions of four evenly spread regions lie in the middle half, the outer two of three do
+not). "The outer two regions in Figure 4d are further apart than their non-sharing counterparts":
+the distance between the 10th and 90th percentiles of the error is larger with sharing. O_P's
+"for a few trials in the sharing condition the error is more extreme (and mostly smaller!)"
+(Fig. 3, 15 trials shown): some but fewer than half of the trials with sharing end outside the
+error range without sharing, more of them below it than above.
+
 The complete-data error claim is *calibrated*: the error metric is the candidate whose
 complete-data value is closest to the printed 16.325 (:func:`~bnstudy.studies.em.tables.
 error_metric_table`), so matching 16.325 is no evidence; it is never counted as agreement.
@@ -37,7 +50,7 @@ error_metric_table`), so matching 16.325 is no evidence; it is never counted as 
 References
 ----------
 .. [1] E. Reed and O. J. Mengshoel, "Bayesian Network Parameter Learning using EM with Parameter
-   Sharing", BMAW 2014, Secs. 5.2.1-5.3.2, Figs. 2, 5, 6, Tables 3-4.
+   Sharing", BMAW 2014, Secs. 5.2.1-5.3.2, Figs. 2-6, Tables 3-4.
 """
 
 from __future__ import annotations
@@ -53,6 +66,9 @@ __all__ = [
     "em_findings",
     "error_spread",
     "fig2_signs",
+    "fig3_op_extremes_smaller",
+    "fig4_ot_middle_vs_ends",
+    "fig4_ot_outer_apart",
     "fig5_error_range",
     "fig6_loglik_above",
     "mini_adapt_change",
@@ -358,6 +374,90 @@ def fig6_loglik_above(endpoints: pd.DataFrame, n: float) -> Finding | None:
     return Finding(ours, judge(0 < above < trials), notes)
 
 
+def _region_arms(regions: pd.DataFrame, observables: str) -> tuple[pd.Series, pd.Series] | None:
+    """The ``none`` and ``SB`` rows of ``observables`` in the regions table; None without both."""
+    rows = regions[regions["observables"] == observables].set_index("sharing")
+    if not {"none", "SB"} <= set(rows.index):
+        return None
+    return rows.loc["none"], rows.loc["SB"]
+
+
+def fig4_ot_middle_vs_ends(regions: pd.DataFrame) -> Finding | None:
+    """Fig. 4: O_T's trials end mostly in the middle of the error range without sharing (the middle
+    two of four regions most frequent) and mostly at its ends with sharing SB (the outer two of
+    three regions most frequent).
+
+    ``regions`` is :func:`~bnstudy.studies.em.tables.error_regions_table`. Holds when more than
+    half of the trials without sharing, and fewer than half with sharing, end in the middle half
+    of their own error range.
+    """
+    arms = _region_arms(regions, "O_T")
+    if arms is None:
+        return None
+    none, shared = arms
+    before, after = float(none["middle_half_share"]), float(shared["middle_half_share"])
+    ours = (
+        f"trials in the middle half of their error range: {before:.1%} without sharing "
+        f"({none['error_min']:.1f} to {none['error_max']:.1f}), {after:.1%} with SB shared "
+        f"({shared['error_min']:.1f} to {shared['error_max']:.1f}); "
+        f"{int(none['trials'])} and {int(shared['trials'])} trials"
+    )
+    notes = (
+        "the paper gives no region boundaries: read as more than half of the trials in the middle "
+        "half of the range without sharing (where two middle regions of four lie), fewer than "
+        "half with sharing (where the outer two of three do not); see the figure for the regions"
+    )
+    return Finding(ours, judge(bool(before > 0.5 and after < 0.5)), notes)
+
+
+def fig4_ot_outer_apart(regions: pd.DataFrame) -> Finding | None:
+    """Fig. 4: with sharing SB, O_T's outer error regions lie further apart than without.
+
+    Read as a larger distance between the 10th and 90th percentiles of the error at convergence.
+    """
+    arms = _region_arms(regions, "O_T")
+    if arms is None:
+        return None
+    none, shared = arms
+    before, after = float(none["error_spread_p10_p90"]), float(shared["error_spread_p10_p90"])
+    ours = (
+        f"10th to 90th percentile of the error: {none['error_p10']:.2f} to "
+        f"{none['error_p90']:.2f} ({before:.2f}) without sharing, {shared['error_p10']:.2f} to "
+        f"{shared['error_p90']:.2f} ({after:.2f}) with SB shared"
+    )
+    notes = (
+        "the outer regions' distance read as the distance between the 10th and 90th "
+        "percentiles of the error (each outer region holds more than a tenth of the trials in "
+        "the paper's histograms)"
+    )
+    return Finding(ours, judge(after > before), notes)
+
+
+def fig3_op_extremes_smaller(regions: pd.DataFrame) -> Finding | None:
+    """Fig. 3: with sharing SB, a few O_P trials end at a more extreme error than any trial without
+    sharing, mostly a smaller one.
+
+    Holds when some but fewer than half of the trials with sharing end outside the error range
+    without sharing, and more of them below it than above.
+    """
+    arms = _region_arms(regions, "O_P")
+    if arms is None:
+        return None
+    none, shared = arms
+    below, above = int(shared["below_none_min"]), int(shared["above_none_max"])
+    trials = int(shared["trials"])
+    outside = below + above
+    ours = (
+        f"{outside}/{trials} trials with SB shared end outside the error range without sharing "
+        f"({none['error_min']:.2f} to {none['error_max']:.2f}): {below} below, {above} above"
+    )
+    notes = (
+        "the paper shows 15 random trials per condition; we count all trials: 'a few' read as "
+        "at least one but fewer than half, 'mostly smaller' as more below the range than above"
+    )
+    return Finding(ours, judge(bool(0 < outside < trials / 2 and below > above)), notes)
+
+
 def complete_data_error(metrics: pd.DataFrame, target: float) -> Finding | None:
     """The complete-data error without sharing against the printed ``target`` (calibrated).
 
@@ -388,6 +488,7 @@ def em_findings(
     metrics: pd.DataFrame,
     paper3: pd.DataFrame,
     endpoints: pd.DataFrame | None = None,
+    regions: pd.DataFrame | None = None,
 ) -> dict[str, Finding]:
     """Our finding for every EM claim our runs can speak to.
 
@@ -404,6 +505,9 @@ def em_findings(
     endpoints : DataFrame, optional
         The output of :func:`~bnstudy.studies.em.tables.endpoints_table` (Figs. 5 and 6); their
         claims are not run without it.
+    regions : DataFrame, optional
+        The output of :func:`~bnstudy.studies.em.tables.error_regions_table` (Figs. 3 and 4);
+        their claims are not run without it.
     """
     findings = {
         "em.error_spread": error_spread(table3, paper3),
@@ -445,6 +549,12 @@ def em_findings(
                 endpoints, catalog.value("em.fig6_loglik_above")
             ),
         }
+    if regions is not None:
+        findings |= {
+            "em.fig3_op_extremes_smaller": fig3_op_extremes_smaller(regions),
+            "em.fig4_ot_middle_vs_ends": fig4_ot_middle_vs_ends(regions),
+            "em.fig4_ot_outer_apart": fig4_ot_outer_apart(regions),
+        }
     return {k: v for k, v in findings.items() if v is not None}
 
 
@@ -455,9 +565,10 @@ def paper_claims(
     metrics: pd.DataFrame,
     paper3: pd.DataFrame,
     endpoints: pd.DataFrame | None = None,
+    regions: pd.DataFrame | None = None,
     *,
     scale: str,
 ) -> pd.DataFrame:
     """The EM paper's claims table (columns of :data:`bnstudy.studies.claims.COLUMNS`)."""
-    findings = em_findings(catalog, table3, table4, metrics, paper3, endpoints)
+    findings = em_findings(catalog, table3, table4, metrics, paper3, endpoints, regions)
     return assemble(catalog, findings, scale=scale)

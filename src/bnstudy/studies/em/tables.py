@@ -10,8 +10,10 @@ from bnstudy.studies.em.trials import METRICS, sharing_correlations, summarize_t
 __all__ = [
     "ENDPOINT_COLUMNS",
     "PAPER_NETWORK",
+    "REGION_COLUMNS",
     "endpoints_table",
     "error_metric_table",
+    "error_regions_table",
     "mini_adapt_table",
     "sharing_table",
 ]
@@ -37,6 +39,21 @@ ENDPOINT_COLUMNS = (
     "loglik_max",
     "loglik_at_error_min",
     "above_best_none",
+)
+
+#: Columns of :func:`error_regions_table`.
+REGION_COLUMNS = (
+    "observables",
+    "sharing",
+    "trials",
+    "error_min",
+    "error_max",
+    "error_p10",
+    "error_p90",
+    "error_spread_p10_p90",
+    "middle_half_share",
+    "below_none_min",
+    "above_none_max",
 )
 
 
@@ -200,3 +217,67 @@ def endpoints_table(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows, columns=list(ENDPOINT_COLUMNS))
+
+
+def error_regions_table(
+    trials: pd.DataFrame, observables: tuple[str, ...] = ("O_P", "O_T")
+) -> pd.DataFrame:
+    """Figs. 3-4 as numbers: where mini-ADAPT's trials end, per observable set and sharing.
+
+    The paper reads Fig. 4's histograms as error *regions* (O_T: "four main error regions, with
+    the middle two being greatest in frequency" without sharing, "three regions of error, with
+    the outer two being most frequent" with sharing, "further apart than their non-sharing
+    counterparts") and Fig. 3's paths as a few O_P trials with sharing ending at a more extreme
+    error. No region boundaries are given, so the table gives counts that need none.
+
+    Parameters
+    ----------
+    trials : DataFrame
+        mini-ADAPT trials (:func:`~bnstudy.studies.em.trials.run_em_trials`, with ``observables``
+        and ``sharing`` columns); observable sets outside ``observables`` are left out.
+    observables : tuple of str, default ("O_P", "O_T")
+        The observable sets of Figs. 3-4 (O_C, complete data, has no hidden node).
+
+    Returns
+    -------
+    DataFrame
+        One row per observable set and sharing (``none`` first), columns
+        :data:`REGION_COLUMNS`: the trials; the smallest and largest error at convergence; its
+        10th and 90th percentiles (in the outer regions when each holds a tenth of the trials)
+        and their distance; ``middle_half_share``, the share of trials whose error lies in the
+        middle half of that condition's own range, ``[min + range/4, max - range/4]`` (two middle
+        regions of four evenly spread regions lie in it, the outer two of three do not); and,
+        for rows with sharing, how many trials end below the smallest and above the largest
+        error without sharing (empty for ``none``, and without unshared trials).
+    """
+    rows = []
+    for obs in observables:
+        subset = trials[trials["observables"] == obs]
+        none = subset.loc[subset["sharing"] == "none", "error"].astype(float)
+        arms = sorted(subset["sharing"].unique(), key=lambda s: (s != "none", s))
+        for sharing in arms:
+            error = subset.loc[subset["sharing"] == sharing, "error"].to_numpy(float)
+            lo, hi = error.min(), error.max()
+            quarter = (hi - lo) / 4
+            middle = (error >= lo + quarter) & (error <= hi - quarter)
+            p10, p90 = np.percentile(error, [10, 90])
+            below = above = np.nan
+            if sharing != "none" and not none.empty:
+                below = int((error < none.min()).sum())
+                above = int((error > none.max()).sum())
+            rows.append(
+                {
+                    "observables": obs,
+                    "sharing": sharing,
+                    "trials": len(error),
+                    "error_min": lo,
+                    "error_max": hi,
+                    "error_p10": p10,
+                    "error_p90": p90,
+                    "error_spread_p10_p90": p90 - p10,
+                    "middle_half_share": float(middle.mean()),
+                    "below_none_min": below,
+                    "above_none_max": above,
+                }
+            )
+    return pd.DataFrame(rows, columns=list(REGION_COLUMNS))
