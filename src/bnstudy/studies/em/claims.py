@@ -427,8 +427,8 @@ def fig4_ot_outer_apart(regions: pd.DataFrame) -> Finding | None:
     )
     notes = (
         "the outer regions' distance read as the distance between the 10th and 90th "
-        "percentiles of the error (each outer region holds more than a tenth of the trials in "
-        "the paper's histograms)"
+        "percentiles of the error, which lie in the outer regions when each holds more than a "
+        "tenth of the trials (the paper prints no counts; see the figure for ours)"
     )
     return Finding(ours, judge(after > before), notes)
 
