@@ -1,12 +1,15 @@
-"""Training throughput of differentiable TAN Subset (K = 8): batched settings vs one after another.
+"""Training throughput of TAN classifiers: batched settings vs one after another.
 
 Data: synthetic, with the shapes of the authors' datasets (targets.md A.2, A.4): letter (16
 features with the states of the authors' letter fold, 26 classes, batch 100, 13,342 training
 rows), satimage (36 features with the states of fold 1, 6 classes, batch 50, 5,151 rows) and
 mnist (196 features with 2..15 states, 10 classes, batch 250, 60,000 rows). States and labels
 are uniform at random: throughput depends only on the shapes, not on the values. Every setting
-has the same candidate parents (one ordering and draw, ``C = K + 1 = 9`` columns) and its own
-``(lambda, gamma)`` and seed, as one chunk of :func:`bnstudy.studies.tan.run_tan_experiments`.
+has its own ``(lambda, gamma)`` and seed, as one chunk of
+:func:`bnstudy.studies.tan.run_tan_experiments`. The model (``--model``): differentiable TAN
+Subset at K = 8 (default; every setting with the same candidate parents, one ordering and draw,
+``C = K + 1 = 9`` columns), or a fixed structure trained with the hybrid loss: naive Bayes
+(``nb``) or a random TAN (``tan_random``, each setting its own draw).
 
 Cases
 -----
@@ -14,8 +17,9 @@ batched vs sequential (default)
     For every shape and every number of settings ``S`` in ``--settings``:
     :func:`bnstudy.classifiers.train_batched` on the ``S`` settings at once, versus the same
     ``S`` settings trained one after another (``train_batched`` with one setting each). Timed
-    is one epoch over ``--n-train`` rows (training steps only, from the run's history); the two
-    alternate ``--repeats`` times so both see the same machine load. Printed: median seconds per
+    is one epoch over ``--n-train`` rows (training steps only, from the run's history), after one
+    untimed epoch of each; the two alternate ``--repeats`` times so both see the same machine
+    load. Printed: median seconds per
     setting-epoch of each, and the throughput ratio batched / sequential (> 1: batching wins).
 vectorized vs loop (``--vs-loop``)
     One setting of our vectorized model (one gather per mini-batch) versus a per-feature
@@ -27,6 +31,7 @@ Runs/hour are extrapolated to the paper's protocol: 500 epochs over the full tra
 Run from the repository root (``PYTHONPATH=src`` outside the installed environment)::
 
     .venv/bin/python benchmarks/bench_tan_training.py --shapes letter satimage --settings 1 4 10 16
+    .venv/bin/python benchmarks/bench_tan_training.py --model nb tan_random --settings 10
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ from bnstudy.classifiers import (
     PAD,
     candidate_parents,
     hybrid_loss,
+    random_tan_parents,
     temperature_schedule,
 )
 
@@ -149,19 +155,35 @@ def time_loop(x, y, n_states, n_classes, cand, batch, device, seed) -> float:
     return time.perf_counter() - t0
 
 
-def settings_for(cand: np.ndarray, n: int) -> list[dict]:
-    """``n`` TAN Subset settings with the authors' set-B ranges, one shared ``lr``."""
+#: Models ``--model`` can time.
+MODELS = ("tan_subset", "nb", "tan_random")
+
+
+def settings_for(cand: np.ndarray, n: int, model: str = "tan_subset") -> list[dict]:
+    """``n`` settings with the authors' set-B ranges, one shared ``lr``.
+
+    ``tan_subset`` learns the structure among ``cand``; ``nb`` and ``tan_random`` fix it (the
+    class as every feature's only parent, or each setting's own random TAN over ``cand``'s
+    features).
+    """
     rng = np.random.default_rng(1)
-    return [
-        {
+    n_features = cand.shape[0]
+    out = []
+    for i in range(n):
+        setting = {
             "lam": float(10 ** rng.uniform(1, 3)),
             "gamma": float(10 ** rng.uniform(-1, 2)),
             "eta": 10.0,
             "lr": 3e-3,  # one lr per chunk, as run_tan_experiments groups them
-            "candidates": cand,
         }
-        for _ in range(n)
-    ]
+        if model == "nb":
+            setting["parents"] = np.full(n_features, -1)
+        elif model == "tan_random":
+            setting["parents"] = random_tan_parents(n_features, rng=np.random.default_rng(i))
+        else:
+            setting["candidates"] = cand
+        out.append(setting)
+    return out
 
 
 def epoch_seconds(settings, seeds, data, batch, device, clock) -> float:
@@ -223,17 +245,22 @@ def reference_seconds(src: str, shape: str, n_set: int, args, batched: bool) -> 
     return run_json_script(REFERENCE_SCRIPT, [*argv, int(batched)], 600, env)
 
 
-def bench_batched(shape: str, args, device: torch.device) -> list[dict]:
+def bench_batched(shape: str, args, device: torch.device, model: str = "tan_subset") -> list[dict]:
     """Batched vs sequential epochs at every ``S`` of ``args.settings``; prints one line per S."""
     _, n_classes, batch, paper_rows = SHAPES[shape]
     x, y, n_states = make_data(shape, args.n_train + 1000, args.seed)
     cand = candidate_parents("subset", n_states.size, K=K, rng=np.random.default_rng(args.seed))
     data = (x[: args.n_train], y[: args.n_train], x[-1000:], y[-1000:], n_states, n_classes)
     rows_per_epoch = (args.n_train // batch) * batch
+    what = {
+        "tan_subset": f"TAN Subset K={K} ({cand.shape[1]} candidates/feature)",
+        "nb": "naive Bayes (fixed structure)",
+        "tan_random": "random TAN (fixed structure, one draw per setting)",
+    }[model]
     print(
         f"\n{shape}: D={n_states.size}, states {n_states.min()}..{n_states.max()}, {n_classes} "
-        f"classes, batch {batch}, TAN Subset K={K} ({cand.shape[1]} candidates/feature); "
-        f"{rows_per_epoch} rows per timed epoch, {args.repeats} repeats"
+        f"classes, batch {batch}, {what}; {rows_per_epoch} rows per timed epoch, "
+        f"{args.repeats} repeats"
     )
     ref_head = (
         f" {'reference batched':>18} {'reference sequential':>21} {'ours batched/ref seq':>21}"
@@ -246,8 +273,11 @@ def bench_batched(shape: str, args, device: torch.device) -> list[dict]:
     )
     out = []
     for n_set in args.settings:
-        settings = settings_for(cand, n_set)
+        settings = settings_for(cand, n_set, model)
         seeds = list(range(n_set))
+        # one untimed epoch of each first: the first call of a shape pays for allocations
+        epoch_seconds(settings, seeds, data, batch, device, args.clock_fn)
+        epoch_seconds(settings[:1], seeds[:1], data, batch, device, args.clock_fn)
         t_b, t_s, r_b, r_s = [], [], [], []
         for _ in range(args.repeats):  # alternate, so all see the same machine load
             if args.reference_src:
@@ -271,7 +301,9 @@ def bench_batched(shape: str, args, device: torch.device) -> list[dict]:
             f"{n_set:>4} {med_b:>24.4f} {med_s:>27.4f} {med_s / med_b:>18.2f}x "
             f"{3600 / (per_run * med_b):>21.1f} {3600 / (per_run * med_s):>11.1f}{ref}"
         )
-        out.append({"shape": shape, "S": n_set, "batched": med_b, "sequential": med_s})
+        out.append(
+            {"shape": shape, "model": model, "S": n_set, "batched": med_b, "sequential": med_s}
+        )
     return out
 
 
@@ -301,6 +333,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--shapes", nargs="+", default=["letter", "satimage"], choices=SHAPES)
     parser.add_argument("--settings", nargs="+", type=int, default=[1, 4, 10, 16])
+    parser.add_argument(
+        "--model", nargs="+", default=["tan_subset"], choices=MODELS, help="models to time"
+    )
     parser.add_argument("--n-train", type=int, default=3000, help="training rows per timed epoch")
     parser.add_argument("--repeats", type=int, default=3, help="timed epochs per case (median)")
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
@@ -327,8 +362,11 @@ def main(argv: list[str] | None = None) -> None:
         f"{os.cpu_count()} CPUs, {torch.get_num_threads()} torch threads, load average "
         f"{os.getloadavg()[0]:.1f}; {args.clock} seconds"
     )
+    if args.reference_src and args.model != ["tan_subset"]:
+        parser.error("--reference-src times TAN Subset only")
     for shape in args.shapes:
-        bench_batched(shape, args, device)
+        for model in args.model:
+            bench_batched(shape, args, device, model)
         if args.vs_loop:
             bench_loop(shape, args, device)
 
