@@ -148,11 +148,10 @@ def mini_adapt_change(
     """mini-ADAPT: sharing SB moves ``column`` in ``direction`` ("up" or "down") for ``observables``."""
     if direction not in ("up", "down"):
         raise ValueError(f"direction must be 'up' or 'down', got {direction!r}")
-    t4 = table4.set_index(["sharing", "observables"])
-    if ("none", observables) not in t4.index or ("SB", observables) not in t4.index:
+    pair = _mini_adapt_pair(table4, observables)
+    if pair is None:
         return None
-    before = float(t4.loc[("none", observables), column])
-    after = float(t4.loc[("SB", observables), column])
+    before, after = float(pair[0][column]), float(pair[1][column])
     holds = after > before if direction == "up" else after < before
     return Finding(f"{before:.2f} -> {after:.2f}", judge(bool(holds)))
 
@@ -168,12 +167,13 @@ def relative_change(before: float, after: float) -> float:
     return (after - before) / abs(before)
 
 
-def _mini_adapt_pair(table4: pd.DataFrame, observables: str) -> tuple[pd.Series, pd.Series] | None:
-    """Table 4's rows of ``observables`` without sharing and with sharing SB, or None."""
-    t4 = table4.set_index(["sharing", "observables"])
-    if ("none", observables) not in t4.index or ("SB", observables) not in t4.index:
+def _mini_adapt_pair(table: pd.DataFrame, observables: str) -> tuple[pd.Series, pd.Series] | None:
+    """The rows of ``observables`` without sharing and with sharing SB of a mini-ADAPT table
+    (Table 4, the error regions: one row per ``sharing`` and ``observables``), or None."""
+    rows = table.set_index(["sharing", "observables"])
+    if ("none", observables) not in rows.index or ("SB", observables) not in rows.index:
         return None
-    return t4.loc[("none", observables)], t4.loc[("SB", observables)]
+    return rows.loc[("none", observables)], rows.loc[("SB", observables)]
 
 
 def mini_adapt_loglik(table4: pd.DataFrame, observables: str, factor: float) -> Finding | None:
@@ -374,14 +374,6 @@ def fig6_loglik_above(endpoints: pd.DataFrame, n: float) -> Finding | None:
     return Finding(ours, judge(0 < above < trials), notes)
 
 
-def _region_arms(regions: pd.DataFrame, observables: str) -> tuple[pd.Series, pd.Series] | None:
-    """The ``none`` and ``SB`` rows of ``observables`` in the regions table; None without both."""
-    rows = regions[regions["observables"] == observables].set_index("sharing")
-    if not {"none", "SB"} <= set(rows.index):
-        return None
-    return rows.loc["none"], rows.loc["SB"]
-
-
 def fig4_ot_middle_vs_ends(regions: pd.DataFrame) -> Finding | None:
     """Fig. 4: O_T's trials end mostly in the middle of the error range without sharing (the middle
     two of four regions most frequent) and mostly at its ends with sharing SB (the outer two of
@@ -391,7 +383,7 @@ def fig4_ot_middle_vs_ends(regions: pd.DataFrame) -> Finding | None:
     half of the trials without sharing, and fewer than half with sharing, end in the middle half
     of their own error range.
     """
-    arms = _region_arms(regions, "O_T")
+    arms = _mini_adapt_pair(regions, "O_T")
     if arms is None:
         return None
     none, shared = arms
@@ -415,7 +407,7 @@ def fig4_ot_outer_apart(regions: pd.DataFrame) -> Finding | None:
 
     Read as a larger distance between the 10th and 90th percentiles of the error at convergence.
     """
-    arms = _region_arms(regions, "O_T")
+    arms = _mini_adapt_pair(regions, "O_T")
     if arms is None:
         return None
     none, shared = arms
@@ -440,7 +432,7 @@ def fig3_op_extremes_smaller(regions: pd.DataFrame) -> Finding | None:
     Holds when some but fewer than half of the trials with sharing end outside the error range
     without sharing, and more of them below it than above.
     """
-    arms = _region_arms(regions, "O_P")
+    arms = _mini_adapt_pair(regions, "O_P")
     if arms is None:
         return None
     none, shared = arms
