@@ -99,6 +99,14 @@ def test_selection_uses_test_error_for_the_paper_and_validation_for_honesty():
     assert table.loc[0, "model"] == "hybrid NB"
     assert table.loc[0, "d (best test)"] == pytest.approx(13.0)
     assert table.loc[0, "d (paper)"] == 9.9
+    assert table.loc[0, "d (validation)"] == pytest.approx(13.0)
+    test_only = table1(
+        select_settings(runs[runs["protocol"] == "test"].assign(model="nb")),
+        ["d"],
+        pd.DataFrame({"model": ["nb"], "dataset": ["d"], "error": [9.9]}),
+        validation=False,
+    )
+    assert list(test_only.columns) == ["model", "d (best test)", "d (paper)"]
 
 
 def test_claims_compare_models_per_dataset():

@@ -36,6 +36,28 @@ def test_per_dataset_grid_value_is_checked_by_the_schema(repo_root, mirror, tmp_
     assert "bnc_letr" in run.stdout + run.stderr
 
 
+def test_protocols_decide_which_train_tan_jobs_exist(repo_root, mirror, tmp_path):
+    """tan.protocols: [test] (paper_cpu.yaml) leaves every validation job out of the DAG."""
+
+    def runs(path):
+        run = run_snakemake(["tan", "--summary", "--configfile", str(path)], repo_root, mirror)
+        assert run.returncode == 0, run.stderr[-3000:]
+        return [line.split("\t")[0] for line in run.stdout.splitlines() if "/fold=" in line]
+
+    both = runs(_tan_config(repo_root, tmp_path))
+    test_only = runs(_tan_config(repo_root, tmp_path, protocols=["test"]))
+    assert any(f.endswith("/validation.csv") for f in both)
+    assert test_only == [f for f in both if f.endswith("/test.csv")]
+
+
+@pytest.mark.parametrize("protocols", [["validation"], ["test", "test"], ["test", "holdout"]])
+def test_protocols_need_test_and_known_names(repo_root, mirror, tmp_path, protocols):
+    path = _tan_config(repo_root, tmp_path, protocols=protocols)
+    run = run_snakemake(["tan", "-n", "--configfile", str(path)], repo_root, mirror)
+    assert run.returncode != 0
+    assert "protocols" in run.stdout + run.stderr
+
+
 @pytest.mark.slow
 def test_smoke_tan_per_dataset_epochs_and_grid(smoke_run):
     """smoke.yaml gives epochs and the TAN Subset grid per dataset; the runs follow them."""

@@ -399,15 +399,16 @@ def tan_per_dataset(value, dataset, what):
 
 
 def tan_grid(model, dataset):
-    """A model's grid on one dataset: per-dataset values (settings, K, ...) resolved."""
+    """A model's grid on one dataset: per-dataset values (settings, K, ...) resolved.
+
+    The model's ``datasets`` list is left out: it decides which jobs exist, not what one job
+    does, so adding a dataset to a model leaves its jobs on the other datasets as they are.
+    """
     grid = config["tan"]["models"][model]
     return {
-        key: (
-            value
-            if key == "datasets"
-            else tan_per_dataset(value, dataset, f"tan.models.{model}.{key}")
-        )
+        key: tan_per_dataset(value, dataset, f"tan.models.{model}.{key}")
         for key, value in grid.items()
+        if key != "datasets"
     }
 
 
@@ -431,7 +432,7 @@ def tan_runs():
     """Every (dataset, model, fold, protocol) run of the configured grid."""
     runs = []
     for model, grid in config["tan"]["models"].items():
-        protocols = ["test"] if model in TAN_ML_MODELS else ["test", "validation"]
+        protocols = ["test"] if model in TAN_ML_MODELS else config["tan"]["protocols"]
         for dataset in grid["datasets"]:
             if dataset not in config["tan"]["datasets"]:
                 continue

@@ -152,6 +152,7 @@ rule make_table_tan:
     params:
         code=code_version("make_table_tan.py"),
         datasets=config["tan"]["datasets"],
+        protocols=config["tan"]["protocols"],
     message:
         "Table 1 of the TAN paper"
     script:

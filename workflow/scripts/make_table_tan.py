@@ -16,17 +16,20 @@ from bnstudy.utils import atomic_path
 logger = logging.getLogger(__name__)
 
 
-def main(run_files, published, datasets, out) -> None:
+def main(run_files, published, datasets, protocols, out) -> None:
     runs = pd.concat([pd.read_csv(f) for f in run_files], ignore_index=True)
     with atomic_path(out["runs"]) as tmp:
         runs.to_csv(tmp, index=False)
     selected = select_settings(runs)
     paper = pd.read_csv(published, sep="\t", comment="#")
+    validation = "validation" in protocols
+    title = "Table 1: test error [%], best setting by test error (the paper's)"
+    title += " and by validation" if validation else "; validation protocol not run in this config"
     write_table(
-        table1(selected, datasets, paper),
+        table1(selected, datasets, paper, validation=validation),
         out["csv"],
         out["md"],
-        title="Table 1: test error [%], best setting by test error (the paper's) and by validation",
+        title=title,
         digits=2,
     )
     write_table(
@@ -41,5 +44,6 @@ if __name__ == "__main__":
         list(snakemake.input.runs),
         snakemake.input.published,
         snakemake.params.datasets,
+        snakemake.params.protocols,
         snakemake.output,
     )

@@ -322,9 +322,14 @@ def run_tan_experiments(
 ) -> list[dict]:
     """Run many specs on one fold, training compatible ones together with :func:`train_batched`.
 
-    Specs are grouped by structure kind (fixed or learned), number of candidates, ``init`` and
-    ``lr`` (so a chunk can use the fused Adam); each group is trained in chunks of at most
-    ``max_batch`` settings and ``max_elements`` table entries. Every result equals
+    Specs are grouped by structure kind (fixed or learned), number of candidates and ``init``,
+    and learned structures also by ``lr``; each group is trained in chunks of at most
+    ``max_batch`` settings and ``max_elements`` table entries. A learned structure's chunk shares
+    one ``lr`` so that its tables use the fused Adam: its cost is the dense update of large
+    tables, where batching two learning rates with the per-setting Adam gains nothing (0.9x to
+    1.0x on letter and satimage). A fixed structure's step is mostly per-step overhead, so its
+    learning rates train together (:class:`~bnstudy.classifiers.StackedAdam`; 1.5x to 1.9x for a
+    pair on letter and satimage: ``benchmarks/bench_tan_training.py --lr-pair``). Every result equals
     :func:`run_tan_experiment` of that spec with the same seed (up to floating-point summation
     order); ``seconds`` is the chunk's wall time divided by its size.
 
@@ -375,8 +380,10 @@ def run_tan_experiments(
             continue
         hyper = _hyper(spec)
         width = 1 if kind == "parents" else structure.shape[1]
-        # same lr in a chunk: the tables' Adam can use torch's fused kernel (KerasAdam)
-        key = (kind, width, spec.get("init", "uniform"), hyper["lr"])
+        # a learned structure's chunk shares one lr: the tables' Adam can use torch's fused
+        # kernel (KerasAdam); a fixed structure's chunk mixes them (StackedAdam)
+        lr = None if kind == "parents" else hyper["lr"]
+        key = (kind, width, spec.get("init", "uniform"), lr)
         groups.setdefault(key, []).append(i)
 
     V = int(n_states.max())

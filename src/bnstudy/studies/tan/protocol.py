@@ -182,12 +182,18 @@ def select_settings(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def table1(
-    selected: pd.DataFrame, datasets: Sequence[str], published: pd.DataFrame
+    selected: pd.DataFrame,
+    datasets: Sequence[str],
+    published: pd.DataFrame,
+    *,
+    validation: bool = True,
 ) -> pd.DataFrame:
     """Table 1: test error [%] per model (rows) and dataset (columns), best-by-test and by validation.
 
     ``published`` holds the paper's numbers where known (``model``, ``dataset``, ``error``); the
-    paper's Table 1 itself is not available, so most cells have no published value.
+    paper's Table 1 itself is not available, so most cells have no published value. With
+    ``validation=False`` (a config that runs the test protocol only) the validation columns are
+    left out rather than shown empty.
     """
     rows = []
     for model, label in TABLE1_MODELS.items():
@@ -200,9 +206,10 @@ def table1(
             row[f"{dataset} (best test)"] = (
                 100 * hit["error_best_test"].item() if len(hit) else np.nan
             )
-            row[f"{dataset} (validation)"] = (
-                100 * hit["error_validation_selected"].item() if len(hit) else np.nan
-            )
+            if validation:
+                row[f"{dataset} (validation)"] = (
+                    100 * hit["error_validation_selected"].item() if len(hit) else np.nan
+                )
             pub = published[(published["model"] == model) & (published["dataset"] == dataset)]
             row[f"{dataset} (paper)"] = pub["error"].item() if len(pub) else np.nan
         rows.append(row)
