@@ -326,10 +326,11 @@ def run_tan_experiments(
     and learned structures also by ``lr``; each group is trained in chunks of at most
     ``max_batch`` settings and ``max_elements`` table entries. A learned structure's chunk shares
     one ``lr`` so that its tables use the fused Adam: its cost is the dense update of large
-    tables, where batching two learning rates with the per-setting Adam gains nothing (0.9x to
-    1.0x on letter and satimage). A fixed structure's step is mostly per-step overhead, so its
-    learning rates train together (:class:`~bnstudy.classifiers.StackedAdam`; 1.5x to 1.9x for a
-    pair on letter and satimage: ``benchmarks/bench_tan_training.py --lr-pair``). Every result equals
+    tables, where two learning rates batched with the per-setting Adam are no faster than one
+    after another, and slower on letter (0.6x to 1.0x). A fixed structure's step is mostly
+    per-step overhead, so its learning rates train together
+    (:class:`~bnstudy.classifiers.StackedAdam`; 1.6x to 1.9x for a pair on letter and satimage).
+    Both from ``benchmarks/bench_tan_training.py --lr-pair --settings 2``. Every result equals
     :func:`run_tan_experiment` of that spec with the same seed (up to floating-point summation
     order); ``seconds`` is the chunk's wall time divided by its size.
 
