@@ -164,8 +164,12 @@ def time_loop(x, y, n_states, n_classes, cand, batch, device, seed) -> float:
     return time.perf_counter() - t0
 
 
-#: Models ``--model`` can time.
-MODELS = ("tan_subset", "nb", "tan_random")
+#: Models ``--model`` can time, and how the printout names them.
+MODELS = {
+    "tan_subset": f"TAN Subset K={K} ({K + 1} candidates/feature)",
+    "nb": "naive Bayes (fixed structure)",
+    "tan_random": "random TAN (fixed structure, one draw per setting)",
+}
 
 
 def settings_for(
@@ -263,16 +267,10 @@ def bench_batched(shape: str, args, device: torch.device, model: str = "tan_subs
     cand = candidate_parents("subset", n_states.size, K=K, rng=np.random.default_rng(args.seed))
     data = (x[: args.n_train], y[: args.n_train], x[-1000:], y[-1000:], n_states, n_classes)
     rows_per_epoch = (args.n_train // batch) * batch
-    what = {
-        "tan_subset": f"TAN Subset K={K} ({cand.shape[1]} candidates/feature)",
-        "nb": "naive Bayes (fixed structure)",
-        "tan_random": "random TAN (fixed structure, one draw per setting)",
-    }[model]
     print(
         f"\n{shape}: D={n_states.size}, states {n_states.min()}..{n_states.max()}, {n_classes} "
-        f"classes, batch {batch}, {what}; {rows_per_epoch} rows per timed epoch, "
-        f"{args.repeats} repeats"
-        + (", learning rates 3e-3 and 3e-2 in turn" if args.lr_pair else "")
+        f"classes, batch {batch}, {MODELS[model]}; {rows_per_epoch} rows per timed epoch, "
+        f"{args.repeats} repeats, learning rate(s) {', '.join(map(str, args.lrs))}"
     )
     ref_head = (
         f" {'reference batched':>18} {'reference sequential':>21} {'ours batched/ref seq':>21}"
