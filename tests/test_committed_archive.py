@@ -5,7 +5,8 @@ copied, with their bytes and sha256, the commit and config of the run, and its t
 These tests recompute what can be recomputed from the committed files and the repository's
 history: a file edited, added or removed by hand, a MANIFEST.md that is not the rendering of its
 JSON, a study part older than a paper part it summarizes, or a run from a commit or config that
-this repository never had, each fails with the file it concerns.
+this repository never had, or a time summed over jobs that the config's DAG does not have (or
+lacks jobs it has), each fails with the file it concerns.
 """
 
 from __future__ import annotations
@@ -117,4 +118,46 @@ def test_run_comes_from_this_history_with_its_config(path):
     assert shown.returncode == 0, f"{path}: {config['file']} not in commit {commit}"
     assert hashlib.sha256(shown.stdout).hexdigest() == config["sha256"], (
         f"{path}: {config['file']} at {commit} does not hash to the recorded sha256"
+    )
+
+
+def _cost_model():
+    """benchmarks/cost_model.py as a module (its ``plan`` builds a config's DAG)."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(
+        "cost_model", ROOT / "benchmarks" / "cost_model.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("cost_model", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize("path", [p for p in MANIFESTS if p.parent.name == "study"], ids=_id)
+def test_jobs_timed_are_those_of_the_configs_dag(path):
+    """Every rule's job count in the study part equals the jobs the config's DAG has today.
+
+    The archive sums every benchmark file under the run's ``logs/benchmarks/``: files of jobs
+    the config no longer has (a model, protocol or dataset dropped since) would inflate its time,
+    and a config whose DAG changed since the run is no longer what the archive describes.
+    """
+    manifest = _load(path)
+    plan = _cost_model().plan(ROOT / manifest["config"]["file"])
+    dag: dict[str, int] = {}
+    for job in plan["jobs"]:
+        if plan["patterns"][job["rule"]]:  # rules with a benchmark file
+            dag[job["rule"]] = dag.get(job["rule"], 0) + 1
+    timed = {r["rule"]: r["jobs"] for r in manifest["time"]["per_rule"]}
+    differ = {
+        rule: (timed.get(rule, 0), dag.get(rule, 0))
+        for rule in sorted(set(dag) | set(timed))
+        if timed.get(rule, 0) != dag.get(rule, 0)
+    }
+    assert not differ, (
+        f"{path}: jobs timed / jobs in the DAG of {manifest['config']['file']} differ per rule "
+        f"{differ}; move the benchmark files of jobs the config no longer has out of the run's "
+        "logs/benchmarks/, or rerun the config, then rerun its archive target"
     )
