@@ -1,4 +1,4 @@
-"""Small shared helpers: atomic file output, seed derivation and run provenance.
+"""Small shared helpers: atomic file output, seed derivation, canonical params and run provenance.
 
 Every rule's outputs are written through :func:`atomic_path`, so an interrupted or failing step never
 leaves a file that a later rule would take for a finished result.
@@ -10,12 +10,20 @@ import contextlib
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["atomic_path", "derive_seed", "make_rng", "provenance", "save_npz", "sha256_of"]
+__all__ = [
+    "atomic_path",
+    "canonical",
+    "derive_seed",
+    "make_rng",
+    "provenance",
+    "save_npz",
+    "sha256_of",
+]
 
 
 @contextlib.contextmanager
@@ -94,6 +102,28 @@ def derive_seed(base_seed: int, *keys: object) -> int:
     """
     text = "\x1f".join([str(int(base_seed)), *map(str, keys)])
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
+
+
+def canonical(value: object) -> object:
+    """A config value with the keys of every mapping in it sorted (lists keep their order).
+
+    Snakemake decides whether a job's ``params`` changed by comparing their ``repr``, and a
+    dict's ``repr`` follows its insertion order, that is the order of the keys in the YAML file.
+    A rule's params built from a config mapping go through this function, so that reordering the
+    keys of a config file reruns nothing, while any changed value still does.
+
+    Examples
+    --------
+    >>> canonical({"b": 1, "a": {"d": [2, 1], "c": 0}})
+    {'a': {'c': 0, 'd': [2, 1]}, 'b': 1}
+    >>> repr(canonical({"x": 1, "y": 2})) == repr(canonical({"y": 2, "x": 1}))
+    True
+    """
+    if isinstance(value, Mapping):
+        return {key: canonical(value[key]) for key in sorted(value, key=str)}
+    if isinstance(value, list | tuple):
+        return [canonical(item) for item in value]
+    return value
 
 
 def make_rng(base_seed: int, *keys: object) -> np.random.Generator:

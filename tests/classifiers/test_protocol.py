@@ -46,6 +46,24 @@ def test_expand_grid_is_the_product_of_settings_rates_and_axes():
     assert expand_grid("nb_ml", {"datasets": ["x"]}, None, [1.0]) == [{"model": "nb_ml"}]
 
 
+def test_expand_grid_order_does_not_follow_the_configs_key_order():
+    """The specs come in the same order (and as the same dicts) however the grid's keys are
+    ordered: a config file whose keys were reordered (or sorted, as the rules' params are) makes
+    the same runs in the same order."""
+    grid = {"settings": 2, "K": [2, 8], "orderings": [0, 1], "draws": [0, 3]}
+    specs = expand_grid("tan_subset", grid, HPARAMS, [3e-3])
+    for order in (sorted(grid), sorted(grid, reverse=True)):
+        again = expand_grid("tan_subset", {k: grid[k] for k in order}, HPARAMS, [3e-3])
+        assert [list(s.items()) for s in again] == [list(s.items()) for s in specs]
+    # K varies slowest, then the ordering, then the draw (the configs' order)
+    assert [(s["K"], s["ordering"], s["draw"]) for s in specs[:4]] == [
+        (2, 0, 0),
+        (2, 0, 3),
+        (2, 1, 0),
+        (2, 1, 3),
+    ]
+
+
 def test_expand_grid_rejects_too_many_settings():
     with pytest.raises(ValueError, match="settings = 5 .* 3 rows"):
         expand_grid("nb", {"datasets": ["x"], "settings": 5}, HPARAMS, [1e-3])

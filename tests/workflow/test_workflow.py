@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+import yaml
 
 from .conftest import run_snakemake as _run
 
@@ -32,6 +33,34 @@ def test_bad_config_key_fails_naming_it(repo_root, mirror, tmp_path):
     result = _run(["-n", "--configfile", str(bad)], repo_root, mirror)
     assert result.returncode != 0
     assert "n_replicate" in result.stdout + result.stderr
+
+
+def _reversed_keys(value):
+    """The config with the keys of every mapping in reverse order (lists as they are)."""
+    if isinstance(value, dict):
+        return {key: _reversed_keys(value[key]) for key in reversed(list(value))}
+    return value
+
+
+@pytest.mark.slow
+def test_reordering_a_configs_keys_reruns_no_job(smoke_run, mirror, tmp_path):
+    """Params are compared as written (a dict's repr follows its key order), so the rules'
+    params built from config mappings have their keys sorted: the smoke config with every
+    mapping's keys reversed leaves every job of the four papers as it is, while a changed value
+    still reruns the jobs that read it."""
+    config = yaml.safe_load((smoke_run / "config" / "smoke.yaml").read_text())
+
+    def planned(cfg):
+        path = tmp_path / "smoke.yaml"  # the file's name is the run's scale (a param too)
+        path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+        args = ["tan", "em", "mrf", "lsbn", "-n", "--rerun-triggers", "params"]
+        run = _run([*args, "--configfile", str(path)], smoke_run, mirror)
+        assert run.returncode == 0, run.stderr[-3000:]
+        return run.stdout + run.stderr
+
+    assert "Nothing to be done" in planned(_reversed_keys(config))
+    config["mrf"]["pcd"]["n_iter"] += 1
+    assert "fit_mrf" in planned(_reversed_keys(config))
 
 
 @pytest.mark.slow

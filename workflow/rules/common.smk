@@ -1,5 +1,7 @@
 # Shared by all the rules below: config validation, wildcard constraints, config accessors, seeds.
 # Validation runs first, before any other code reads the config.
+# A rule's params built from a config mapping go through bnstudy.utils.canonical (keys sorted):
+# Snakemake compares params as written, so reordering a config file's keys would rerun jobs.
 
 import os
 import re
@@ -24,7 +26,7 @@ from bnstudy.studies.mrf.experiments import SIMULATIONS as MRF_SIMULATIONS
 from bnstudy.studies.scorecard import ARCHIVE_SCALE, archived_claims, study_scale
 from bnstudy.studies.tan.names import ML_MODELS as TAN_ML_MODELS
 from bnstudy.studies.tan.names import MODELS as TAN_MODELS
-from bnstudy.utils import derive_seed
+from bnstudy.utils import canonical, derive_seed
 from bnstudy.workflow_config import check_config
 
 
@@ -278,12 +280,14 @@ def mrf_gibbs_sweeps(simulation):
 
 def mrf_common():
     """What every MRF estimator shares: alpha0, the burn-in fraction and the PCD settings."""
-    return {k: config["mrf"][k] for k in ("alpha0", "burn_in_fraction", "pcd")}
+    return canonical(
+        {k: config["mrf"][k] for k in ("alpha0", "burn_in_fraction", "pcd")}
+    )
 
 
 def mrf_settings(block, estimator):
     """A sampler's settings, config["mrf"][block][estimator]; none for the MLEs."""
-    return dict(config["mrf"][block].get(estimator, {}))
+    return canonical(config["mrf"][block].get(estimator, {}))
 
 
 def mrf_senate_runs():
@@ -405,11 +409,13 @@ def tan_grid(model, dataset):
     does, so adding a dataset to a model leaves its jobs on the other datasets as they are.
     """
     grid = config["tan"]["models"][model]
-    return {
-        key: tan_per_dataset(value, dataset, f"tan.models.{model}.{key}")
-        for key, value in grid.items()
-        if key != "datasets"
-    }
+    return canonical(
+        {
+            key: tan_per_dataset(value, dataset, f"tan.models.{model}.{key}")
+            for key, value in grid.items()
+            if key != "datasets"
+        }
+    )
 
 
 def tan_settings(dataset):
@@ -459,7 +465,7 @@ def tan_mi_comparison():
 
 def lsbn_settings():
     """The LSBN and baseline settings every learning run of this paper uses."""
-    return lsbn_settings_from_config(config["lsbn"])
+    return canonical(lsbn_settings_from_config(config["lsbn"]))
 
 
 def lsbn_prepare_settings():
@@ -469,10 +475,12 @@ def lsbn_prepare_settings():
 
 
 def lsbn_ropart_settings():
-    return {
-        k: config["lsbn"][k]
-        for k in ("weight_functions", "bins", "second_order_threshold")
-    }
+    return canonical(
+        {
+            k: config["lsbn"][k]
+            for k in ("weight_functions", "bins", "second_order_threshold")
+        }
+    )
 
 
 def lsbn_ropart_runs():

@@ -43,8 +43,8 @@ rule prepare_dataset:
         mem_mb=4000,
     params:
         code=code_version("prepare_dataset.py"),
-        senate=config["data"]["senate"],
-        mdl=config["data"]["discretization"],
+        senate=canonical(config["data"]["senate"]),
+        mdl=canonical(config["data"]["discretization"]),
     message:
         "Preparing dataset {wildcards.dataset}"
     script:

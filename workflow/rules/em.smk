@@ -250,7 +250,7 @@ rule plot_em_figures:
         mem_mb=1000,
     params:
         code=code_version("plot_em_figures.py"),
-        figures=config["em"]["figures"],
+        figures=canonical(config["em"]["figures"]),
         seed=seed_for("plot_em_figures"),
     message:
         "Figures 2-6 of the EM paper"

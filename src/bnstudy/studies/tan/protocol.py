@@ -92,7 +92,8 @@ def expand_grid(
     """
     if model in ("nb_ml", "chow_liu_ml"):
         return [{"model": model, **({"root": 0} if model == "chow_liu_ml" else {})}]
-    axes = {GRID_KEYS[k]: list(v) for k, v in grid.items() if k in GRID_KEYS}
+    # in GRID_KEYS's order, not the grid's: the specs' order does not follow the config's keys
+    axes = {spec_key: list(grid[key]) for key, spec_key in GRID_KEYS.items() if key in grid}
     if "lam" in grid:
         settings = [{"lam": float(grid["lam"])}]
     else:
