@@ -86,8 +86,7 @@ def test_a_models_datasets_list_is_not_part_of_its_jobs(smoke_run, mirror, tmp_p
         config = yaml.safe_load((smoke_run / "config" / "smoke.yaml").read_text())
         config["tan"]["models"]["nb"].update(nb)
         path = tmp_path / "config.yaml"
-        # the file's key order: the params of a job are compared as written
-        path.write_text(yaml.safe_dump(config, sort_keys=False))
+        path.write_text(yaml.safe_dump(config))  # keys sorted: the params' order is canonical
         args = [*letter_nb, "-n", "--rerun-triggers", "params", "--configfile", str(path)]
         run = run_snakemake(args, smoke_run, mirror)
         assert run.returncode == 0, run.stderr[-3000:]
