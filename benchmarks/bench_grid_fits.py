@@ -14,8 +14,9 @@ samples and every run's metrics row and arrays (estimates, group-count traces) m
 for bit between the copies, or the script exits 1. Times are process CPU seconds: the simulation
 of one replicate, and per estimator the median seconds per run of each copy; printed with the
 ratio reference / new (> 1: this code is faster). ``--simulation small_grid`` runs the paper's
-small grid (Sec. 4.2: 4x4, 24 edges, 5 groups) instead; the grid's side and groups are those of
-``config/paper_cpu.yaml``.
+small grid (Sec. 4.2: 4x4, 24 edges, 5 groups) instead, with the config's five estimators
+(Gibbs_ExactL and MH_AuxVar too, each at ``--steps`` steps); the grid's side and groups, and the
+samplers' settings, are those of ``config/paper_cpu.yaml``.
 
 Usage::
 
@@ -36,8 +37,6 @@ import yaml
 from against_ref import block_arrays, report, run_both, through_file
 
 CONFIG = Path(__file__).resolve().parents[1] / "config" / "paper_cpu.yaml"
-ESTIMATORS = ("mle", "oracle", "gibbs_sba")
-KEYS = ("simulate", *ESTIMATORS)
 # config/paper_cpu.yaml's mrf: alpha0, burn-in fraction and PCD settings
 COMMON = {
     "alpha0": 1.0,
@@ -50,6 +49,19 @@ def grid_spec(simulation: str) -> tuple[int, int]:
     """``(side, n_groups)`` of a grid simulation of ``config/paper_cpu.yaml``."""
     cfg = yaml.safe_load(CONFIG.read_text())["mrf"][simulation]
     return cfg["side"], cfg["n_groups"]
+
+
+def estimators(simulation: str, steps: int) -> dict[str, dict]:
+    """The estimators of a grid simulation of ``config/paper_cpu.yaml`` and their settings, the
+    samplers at ``steps`` steps (MLE first: the samplers start from it)."""
+    cfg = yaml.safe_load(CONFIG.read_text())["mrf"][simulation]
+    out = {}
+    for est in cfg["estimators"]:
+        settings = dict(cfg.get(est, {}))
+        if "n_steps" in settings:
+            settings["n_steps"] = steps
+        out[est] = settings
+    return out
 
 
 def child(out: Path, replicates: int, ns: list[int], sweeps: int, steps: int, sim: str) -> None:
@@ -75,8 +87,7 @@ def child(out: Path, replicates: int, ns: list[int], sweeps: int, steps: int, si
     arrays = {f"data/{r}": np.r_[rep.train, rep.test] for r, rep in reps.items()}
     seeds = {(n, r): 1000 * n + r for n in ns for r in reps}
     mles = None
-    for est in ESTIMATORS:
-        settings = {"n_steps": steps} if est == "gibbs_sba" else {}
+    for est, settings in estimators(sim, steps).items():
         t0 = time.process_time()
         res = run_simulation_block(
             est, graph, reps, ns, seeds, mles=mles, settings=settings, **COMMON
@@ -95,7 +106,7 @@ def main() -> int:
     ap.add_argument("--replicates", type=int, default=1)
     ap.add_argument("--ns", type=int, nargs="+", default=[1000])
     ap.add_argument("--sweeps", type=int, default=200, help="Gibbs sweeps of the data's chains")
-    ap.add_argument("--steps", type=int, default=10, help="Gibbs_SBA steps (the paper's 100)")
+    ap.add_argument("--steps", type=int, default=10, help="sampler steps (Gibbs_SBA: 100)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--simulation", choices=["large_grid", "small_grid"], default="large_grid")
     ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
@@ -110,11 +121,12 @@ def main() -> int:
     side, groups = grid_spec(args.simulation)
     print(
         f"{side}x{side} grid, {groups} groups: {args.replicates} replicates x n = {args.ns}, "
-        f"data by {args.sweeps} sweeps, PCD 1000 iterations, Gibbs_SBA {args.steps} steps, "
+        f"data by {args.sweeps} sweeps, PCD 1000 iterations, samplers {args.steps} steps, "
         f"{args.repeats} rounds; "
         "CPU seconds per replicate (simulate) and per run (median)"
     )
-    return report(times, KEYS, args.ref, differ, n_arrays)
+    keys = ("simulate", *estimators(args.simulation, args.steps))
+    return report(times, keys, args.ref, differ, n_arrays)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,13 @@ def reference_agreement_counts(kernel, state):
     return 0.5 * (prod + state.shape[1])
 
 
+@pytest.fixture(autouse=True)
+def _tables_on_small_classes(monkeypatch):
+    """These graphs are small: let their classes take tables, so that both paths are tested (the
+    default takes tables from :data:`~bnstudy.mrf.sampling.TABLE_MIN_NODES` nodes up)."""
+    monkeypatch.setattr(sampling, "TABLE_MIN_NODES", 0)
+
+
 def _triangles():
     """A non-bipartite graph: three colour classes of different sizes, an isolated node."""
     edges = [[0, 1], [1, 2], [0, 2], [2, 3], [3, 4], [4, 5], [3, 5], [5, 6], [0, 6], [1, 6]]
@@ -188,6 +195,24 @@ def test_table_and_sparse_updates_cover_the_graphs():
     tables = BlockGibbsSampler(_hubs())._tables
     assert any(t is None for t in tables)
     assert max(t.degree for t in tables if t is not None) == sampling.TABLE_MAX_DEGREE
+
+
+def test_small_classes_take_the_sparse_product_by_default(monkeypatch):
+    """A class under TABLE_MIN_NODES nodes (the 4x4 grid's 8) is updated by sparse product, one
+    of at least that many (the 8x8 grid's 32) by table; both give the same states and draws."""
+    monkeypatch.undo()  # the library's threshold, not the module fixture's
+    assert sampling.TABLE_MIN_NODES == 32
+    assert all(t is None for t in BlockGibbsSampler(grid(4, 4))._tables)
+    assert all(t is not None for t in BlockGibbsSampler(grid(8, 8))._tables)
+    g = grid(4, 4)
+    X = np.random.default_rng(0).integers(0, 2, size=(300, g.n_nodes))
+    fits = []
+    for min_nodes in (sampling.TABLE_MIN_NODES, 0):
+        monkeypatch.setattr(sampling, "TABLE_MIN_NODES", min_nodes)
+        est = PersistentContrastiveDivergence(g, n_iter=40, n_particles=50)
+        fits.append(est.fit(X, rng=np.random.default_rng(1)))
+    assert np.array_equal(fits[0].theta_, fits[1].theta_)
+    assert np.array_equal(fits[0].particles_, fits[1].particles_)
 
 
 @pytest.mark.parametrize("name", sorted(GRAPHS))

@@ -17,7 +17,9 @@ of a colour class is ``W_k @ state``.
 With spins ``+-1`` a node of degree ``d`` has only ``2**d`` possible fields. A colour class whose
 nodes have at most :data:`TABLE_MAX_DEGREE` neighbours (grids, trees) is therefore updated from a
 table of ``1 + exp(-field)`` per node and neighbour pattern, built once per :meth:`set_weights`,
-and indexed by the neighbours' sign bits: no sparse product and no ``exp`` per chain. The table's
+and indexed by the neighbours' sign bits: no sparse product and no ``exp`` per chain. A class of
+fewer than :data:`TABLE_MIN_NODES` nodes (the 4x4 grid's 8) keeps the sparse product: rebuilding
+its table at every PCD iteration would cost more than the ``exp`` it saves. The table's
 fields are summed in the sparse product's order (``0 + w_1 s_1 + w_2 s_2 + ...``, each term exact),
 so both paths give the same states bit for bit.
 
@@ -49,6 +51,11 @@ AUTO_ENUMERATION_NODES = 20
 #: Colour classes whose nodes have at most this many neighbours are updated by table lookup
 #: (``2**degree`` entries per node; the neighbour pattern is packed in one byte).
 TABLE_MAX_DEGREE = 8
+
+#: ... and that have at least this many nodes: a table is rebuilt at every change of the weights
+#: (every PCD iteration), which on a small class costs more than the ``exp`` it saves
+#: (``benchmarks/bench_table_threshold.py``).
+TABLE_MIN_NODES = 32
 
 #: The spin of each sign bit.
 _SPINS = np.array([-1.0, 1.0])
@@ -136,7 +143,10 @@ class BlockGibbsSampler:
             self._blocks.append((nodes, mat, entry_edge))
         # one table per colour class of small degree (None: sparse product and exp per chain)
         self._tables: list[_FieldTable | None] = [
-            _FieldTable(mat, p) if np.diff(mat.indptr).max(initial=0) <= TABLE_MAX_DEGREE else None
+            _FieldTable(mat, p)
+            if np.diff(mat.indptr).max(initial=0) <= TABLE_MAX_DEGREE
+            and mat.shape[0] >= TABLE_MIN_NODES
+            else None
             for _, mat, _ in self._blocks
         ]
         self._tables_only = all(table is not None for table in self._tables)
