@@ -752,7 +752,20 @@ def run(
             raise ValueError(f"no paper's part with a manifest under {against}")
         table = out[str(configs[-1])][0]
         print(f"\n## {configs[-1]}: predicted against the run archived in {against}\n")
-        print(_fmt(compare_with_archive(table, archived)))
+        compared = compare_with_archive(table, archived)
+        print(_fmt(compared))
+        differ = compared[
+            (compared["rule"] != "total") & (compared["jobs"] != compared["measured_jobs"])
+        ]
+        if not differ.empty:
+            print(
+                "\njobs planned and jobs archived differ (benchmark files of jobs the config no "
+                "longer has, or a DAG changed since the run): "
+                + ", ".join(
+                    f"{r.rule} {r.jobs} planned, {r.measured_jobs} archived"
+                    for r in differ.itertuples()
+                )
+            )
     if against_run is not None:
         target = plan(configs[-1], repo=repo, dag=False)
         done, _ = measure(against_run, target["patterns"], target["config"])

@@ -229,6 +229,14 @@ def test_end_to_end_on_a_tiny_workflow(tmp_path, capsys):
     assert row["cpu_h"] == pytest.approx(3 * (0.5 + 1.5 * 10) / 3600)
     assert row["all_linear_h"] == pytest.approx(3 * 2.0 * 10 / 3600)
     assert "run_em_mini_adapt" in capsys.readouterr().out
+    # an archive that timed more jobs than the config's DAG has is flagged, rule by rule
+    _part(tmp_path / "archive", "shared", [("run_em_mini_adapt", 5, 50.0)])  # its rule's paper here
+    args = ([(repo / "config" / "config.yaml", bench)], [repo / "config" / "big.yaml"])
+    cm.run(*args, startup=0.5, repo=repo, against=tmp_path / "archive")
+    assert "run_em_mini_adapt 3 planned, 5 archived" in capsys.readouterr().out
+    _part(tmp_path / "same", "shared", [("run_em_mini_adapt", 3, 50.0)])
+    cm.run(*args, startup=0.5, repo=repo, against=tmp_path / "same")
+    assert "differ" not in capsys.readouterr().out
 
 
 def _part(root: Path, paper: str, per_rule: list[tuple[str, int, float]]) -> None:
