@@ -195,7 +195,7 @@ class EnumeratedAgreements:
         cdf = np.cumsum(self._probabilities(w))
         u = np.sort(rng.random(int(n))) * cdf[-1]
         idx = np.minimum(np.searchsorted(cdf, u, side="right"), cdf.size - 1)
-        return self._A[idx].sum(axis=0)
+        return np.take(self._A, idx, axis=0).sum(axis=0)  # take: faster than A[idx], same rows
 
 
 def _log_zhat_and_grad(graph: PairwiseGraph, w: np.ndarray) -> tuple[float, np.ndarray]:

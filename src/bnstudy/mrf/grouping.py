@@ -1062,6 +1062,11 @@ def mh_auxvar(
     rec = _Recorder(int(n_steps), E)
     c_tried = c_acc = phi_tried = phi_acc = 0
     first_step = True
+    log_alpha0 = math.log(alpha0)
+    # the prior's log weights of the slots (log n_-i,k) and of a new group, in one buffer that
+    # follows the slots' capacity; cnt holds n_-i,k
+    logw = np.empty(0)
+    tied_key, tied = None, None  # the last grouping's tied enumeration (exact particles)
 
     with np.errstate(divide="ignore"):
         for t in range(int(n_steps)):
@@ -1070,9 +1075,14 @@ def mh_auxvar(
             for i in range(E):
                 for _ in range(int(n_proposals)):
                     g_old = int(groups.c[i])
-                    cnt = groups.counts.astype(np.float64)
+                    if logw.size != groups.counts.size + 1:
+                        logw = np.empty(groups.counts.size + 1)
+                        cnt = np.empty(groups.counts.size)
+                    np.copyto(cnt, groups.counts)
                     cnt[g_old] -= 1.0
-                    j = _sample_log_weights(np.r_[np.log(cnt), math.log(alpha0)], rng)
+                    np.log(cnt, out=logw[:-1])
+                    logw[-1] = log_alpha0
+                    j = _sample_log_weights(logw, rng)
                     if j == g_old:
                         continue  # c*_i = c_i: nothing changes
                     t_new = (
@@ -1134,8 +1144,10 @@ def mh_auxvar(
                 SY = kernel.agreement_counts(Y)
                 draw, S_phi, expand = None, S, inv
             else:
-                # the phi-chain in group space: w is tied, so s . w = s_g . w_g
-                tied = enum.tied(inv)
+                # the phi-chain in group space: w is tied, so s . w = s_g . w_g; the grouping
+                # often stays as it was (no move of c accepted), and so does its enumeration
+                if inv.tobytes() != tied_key:
+                    tied_key, tied = inv.tobytes(), enum.tied(inv)
                 w_ref = logit(phi_tilde)
                 S_phi = np.bincount(inv, weights=S, minlength=live.size)
                 SY = tied.draw_counts(w_ref, n, rng=rng) if not exchange else None
