@@ -601,6 +601,19 @@ def compare_with_archive(table: pd.DataFrame, measured: pd.DataFrame) -> pd.Data
     return out[["paper", "rule", "jobs", "measured_jobs", "predicted_h", "measured_h", "ratio"]]
 
 
+def job_count_differences(
+    planned: Mapping[str, int], archived: Mapping[str, int]
+) -> dict[str, tuple[int, int]]:
+    """Rules whose job count in a config's DAG and in an archived run differ: ``rule ->
+    (planned, archived)``, a rule missing on one side counting 0 there (stale benchmark files in
+    the run, or a DAG that changed since)."""
+    return {
+        rule: (planned.get(rule, 0), archived.get(rule, 0))
+        for rule in sorted(set(planned) | set(archived))
+        if planned.get(rule, 0) != archived.get(rule, 0)
+    }
+
+
 def compare_with_run(
     calibration: Sequence[Measured],
     run: Sequence[Measured],
@@ -754,17 +767,16 @@ def run(
         print(f"\n## {configs[-1]}: predicted against the run archived in {against}\n")
         compared = compare_with_archive(table, archived)
         print(_fmt(compared))
-        differ = compared[
-            (compared["rule"] != "total") & (compared["jobs"] != compared["measured_jobs"])
-        ]
-        if not differ.empty:
+        rules = compared[compared["rule"] != "total"]
+        differ = job_count_differences(
+            dict(zip(rules["rule"], rules["jobs"], strict=True)),
+            dict(zip(rules["rule"], rules["measured_jobs"], strict=True)),
+        )
+        if differ:
             print(
                 "\njobs planned and jobs archived differ (benchmark files of jobs the config no "
                 "longer has, or a DAG changed since the run): "
-                + ", ".join(
-                    f"{r.rule} {r.jobs} planned, {r.measured_jobs} archived"
-                    for r in differ.itertuples()
-                )
+                + ", ".join(f"{rule} {a} planned, {b} archived" for rule, (a, b) in differ.items())
             )
     if against_run is not None:
         target = plan(configs[-1], repo=repo, dag=False)

@@ -15,6 +15,7 @@ import gzip
 import hashlib
 import json
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -130,7 +131,7 @@ def _cost_model():
         "cost_model", ROOT / "benchmarks" / "cost_model.py"
     )
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("cost_model", module)
+    sys.modules["cost_model"] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -145,19 +146,13 @@ def test_jobs_timed_are_those_of_the_configs_dag(path):
     and a config whose DAG changed since the run is no longer what the archive describes.
     """
     manifest = _load(path)
-    plan = _cost_model().plan(ROOT / manifest["config"]["file"])
-    dag: dict[str, int] = {}
-    for job in plan["jobs"]:
-        if plan["patterns"][job["rule"]]:  # rules with a benchmark file
-            dag[job["rule"]] = dag.get(job["rule"], 0) + 1
+    cm = _cost_model()
+    plan = cm.plan(ROOT / manifest["config"]["file"])
+    dag = Counter(job["rule"] for job in plan["jobs"] if plan["patterns"][job["rule"]])
     timed = {r["rule"]: r["jobs"] for r in manifest["time"]["per_rule"]}
-    differ = {
-        rule: (timed.get(rule, 0), dag.get(rule, 0))
-        for rule in sorted(set(dag) | set(timed))
-        if timed.get(rule, 0) != dag.get(rule, 0)
-    }
+    differ = cm.job_count_differences(dag, timed)
     assert not differ, (
-        f"{path}: jobs timed / jobs in the DAG of {manifest['config']['file']} differ per rule "
+        f"{path}: jobs in the DAG of {manifest['config']['file']} / jobs timed differ per rule "
         f"{differ}; move the benchmark files of jobs the config no longer has out of the run's "
         "logs/benchmarks/, or rerun the config, then rerun its archive target"
     )

@@ -1065,7 +1065,7 @@ def mh_auxvar(
     log_alpha0 = math.log(alpha0)
     # the prior's log weights of the slots (log n_-i,k) and of a new group, in one buffer that
     # follows the slots' capacity; cnt holds n_-i,k
-    logw = np.empty(0)
+    logw, cnt = np.empty(0), np.empty(0)
     tied_key, tied = None, None  # the last grouping's tied enumeration (exact particles)
 
     with np.errstate(divide="ignore"):
