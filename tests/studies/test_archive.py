@@ -12,6 +12,7 @@ from bnstudy.studies.archive import (
     archive_layout,
     benchmark_times,
     build_manifest,
+    changed_since,
     file_sha256,
     git_state,
     gzip_bytes,
@@ -208,6 +209,7 @@ def _manifest(reports, tmp_path, date, machine):
         skipped=skipped,
         date=date,
         parts={"tan": cfg},
+        code={"make_table_tan": "0123456789abcdef"},
     )
 
 
@@ -245,6 +247,34 @@ def test_manifest_content(reports, tmp_path):
     assert "config/paper_cpu.yaml" in text and "dirty: no" in text
     assert text.startswith("# Archive `paper_cpu`: study") and "snakemake archive`" in text
     assert "| tan | `" in text
+    assert m["code"] == {"make_table_tan": "0123456789abcdef"}
+    assert "| make_table_tan | `0123456789abcdef` |" in text
+
+
+def _part(code, sha="cc"):
+    return {"code": code, "config": {"file": "config/paper_cpu.yaml", "sha256": sha}}
+
+
+def test_changed_since_names_each_rule_whose_code_changed_or_is_gone():
+    part = _part({"fit_mrf": "a", "simulate_mrf_data": "b", "plot_mrf_figures": "c"})
+    same = {"fit_mrf": "a", "simulate_mrf_data": "b", "plot_mrf_figures": "c"}
+    assert changed_since(part, same, "cc") == []
+    # a rule outside the archived run's DAG (another config's) is not compared
+    assert changed_since(part, {**same, "compute_mi_graph": "z"}, "cc") == []
+    edited = {**same, "fit_mrf": "a2", "plot_mrf_figures": "c2"}
+    assert changed_since(part, edited, "cc") == ["the code of fit_mrf, plot_mrf_figures"]
+    del edited["simulate_mrf_data"]
+    assert changed_since(part, edited, "cc")[1] == "rules removed since: simulate_mrf_data"
+    assert changed_since(part, same, "dd") == ["config/paper_cpu.yaml"]
+    assert changed_since(part, same, None) == []  # no config to compare with
+
+
+def test_changed_since_a_part_without_code_versions_cannot_be_checked():
+    old = {"config": {"file": "config/paper_cpu.yaml", "sha256": "cc"}}
+    assert changed_since(old, {"fit_mrf": "a"}, "cc") == [
+        "no code versions recorded (an archive older than them)"
+    ]
+    assert changed_since(_part({}), {"fit_mrf": "a"}, "cc") == []  # recorded, and empty
 
 
 def test_failed_write_keeps_previous_archive(reports, tmp_path):

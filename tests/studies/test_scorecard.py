@@ -10,7 +10,9 @@ from bnstudy.studies.claims import Catalog, Finding, assemble
 from bnstudy.studies.scorecard import (
     NO_ARCHIVE,
     NOT_RUN,
+    archive_states,
     archived_claims,
+    archived_manifests,
     read_deviations,
     render_markdown,
     render_rst,
@@ -165,3 +167,67 @@ def test_archived_claims_lists_the_existing_tables(tmp_path):
     (tmp_path / "archive" / "paper_cpu" / "study").mkdir()
     assert archived_claims(tmp_path) == {"em": str(folder / "claims.csv")}
     assert archived_claims(tmp_path, scale="paper") == {}
+
+
+def _manifest(commit, code, sha="cc"):
+    return {
+        "git": {"commit": commit, "dirty": False},
+        "date": "2026-12-04T01:02:03Z",
+        "config": {"file": "config/paper_cpu.yaml", "sha256": sha},
+        "code": code,
+    }
+
+
+def test_archive_states_compare_each_part_with_this_checkout():
+    parts = {
+        "em": _manifest("aaaaaaa1111", {"run_em_sharing": "e1"}),
+        "mrf": _manifest("bbbbbbb2222", {"fit_mrf": "m1"}),
+        # the study's part times every rule; only the shared ones are its own to compare
+        "study": _manifest(
+            "bbbbbbb2222", {"run_em_sharing": "e1", "fit_mrf": "m1", "prepare_dataset": "d1"}
+        ),
+    }
+    code = {"run_em_sharing": "e1", "fit_mrf": "m2", "prepare_dataset": "d1"}
+    states = archive_states(parts, code, "cc")
+    assert states["em"] == "commit aaaaaaa, 2026-12-04: the code and config of this checkout"
+    assert states["mrf"] == "commit bbbbbbb, 2026-12-04: changed since: the code of fit_mrf"
+    assert states["study"].endswith("the code and config of this checkout")
+    states = archive_states(parts, {**code, "prepare_dataset": "d2"}, "other")
+    assert states["study"].endswith("the code of prepare_dataset; config/paper_cpu.yaml")
+    assert states["em"].endswith("changed since: config/paper_cpu.yaml")
+    old = {k: v for k, v in parts["em"].items() if k != "code"}
+    assert "no code versions recorded" in archive_states({"em": old}, code, "cc")["em"]
+
+
+def test_archive_states_appear_in_the_scorecard_and_its_pages(repo_root):
+    states = {"em": "commit aaaaaaa, 2026-12-04: changed since: the code of run_em_sharing"}
+    card = scorecard(
+        {"em": _claims("em", ["agrees"]), "tan": _claims("tan", ["partial"])},
+        {"em": _claims("em", ["agrees"], scale="paper_cpu")},
+        states,
+    )
+    assert card.set_index("paper")["archive_state"].to_dict() == {"tan": "", "em": states["em"]}
+    dev = read_deviations(repo_root / "workflow/published/deviations.tsv")
+    study = "commit aaaaaaa, 2026-12-04: the code and config of this checkout"
+    text = render_markdown(card, dev, study_state=study)
+    assert f"- em: {states['em']}" in text
+    assert f"- shared rules (the study's part): {study}" in text
+    assert "- tan:" not in text  # no archived part: nothing to compare
+    html = publish_parts(
+        render_rst(card, dev, study_state=study),
+        writer="html",
+        settings_overrides={"report_level": 1},
+    )["html_body"]
+    assert "System Message" not in html
+    assert "changed since: the code of run_em_sharing" in html
+    plain = render_markdown(scorecard({"em": _claims("em", ["agrees"])}, {}), dev)
+    assert "against this checkout" not in plain
+
+
+def test_archived_manifests_lists_the_existing_parts(tmp_path):
+    assert archived_manifests(tmp_path) == {}
+    for part in ("mrf", "study"):
+        folder = tmp_path / "archive" / "paper_cpu" / part
+        folder.mkdir(parents=True)
+        (folder / "manifest.json").write_text("{}")
+    assert list(archived_manifests(tmp_path)) == ["mrf", "study"]

@@ -3,7 +3,7 @@
 # (a paper-scale run can publish the papers that have finished while the others still run), and
 # the study's, written by `snakemake archive`, which needs every part and every target of
 # `rule all`. Each part copies its reports into archive/<name>/<part>/ beside a manifest (commit,
-# config hash, machine, time per rule). They run where Snakemake runs (workflow/rules/cluster.smk).
+# config hash, machine, time and code version per rule). They run where Snakemake runs (workflow/rules/cluster.smk).
 
 for _paper in PAPERS:
 
@@ -29,6 +29,7 @@ for _paper in PAPERS:
             reports=lambda wildcards, input: str(Path(input.claims).parent.parent),
             exclude=[],
             rules=paper_rules(_paper),
+            rule_code=rule_code_versions,
             parts={},
             benchmarks="logs/benchmarks",
             repo=workflow.basedir,
@@ -57,6 +58,7 @@ rule archive:
         reports="reports",
         exclude=list(PAPERS),
         rules=None,
+        rule_code=rule_code_versions,
         parts={paper: archive_part(paper) for paper in PAPERS},
         benchmarks="logs/benchmarks",
         repo=workflow.basedir,

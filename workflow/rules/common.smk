@@ -23,7 +23,12 @@ from bnstudy.studies.mrf.experiments import SIMULATIONS as MRF_SIMULATIONS
 
 # study_scale: the scale of this run (the config file's name), a param of every claims rule;
 # archived_claims: the paper-scale claims tables that exist, set beside this run's.
-from bnstudy.studies.scorecard import ARCHIVE_SCALE, archived_claims, study_scale
+from bnstudy.studies.scorecard import (
+    ARCHIVE_SCALE,
+    archived_claims,
+    archived_manifests,
+    study_scale,
+)
 from bnstudy.studies.tan.names import ML_MODELS as TAN_ML_MODELS
 from bnstudy.studies.tan.names import MODELS as TAN_MODELS
 from bnstudy.utils import canonical, derive_seed
@@ -47,6 +52,19 @@ def scorecard_archive():
     return archived_claims() if archive_scale() else {}
 
 
+def scorecard_manifests():
+    """The manifests of the archived parts that exist (papers and study), beside the archived
+    claims tables; none in a run at the archived scale."""
+    return archived_manifests() if archive_scale() else {}
+
+
+def scorecard_archive_config():
+    """This checkout's config file of the archived scale, as a list of zero or one path (an
+    input): the scorecard says whether it changed since the archived run."""
+    path = Path("config") / f"{ARCHIVE_SCALE}.yaml"
+    return [str(path)] if scorecard_manifests() and path.is_file() else []
+
+
 def paper_archive(paper):
     """The archived claims table of one paper, as a list of zero or one path (an input)."""
     path = scorecard_archive().get(paper)
@@ -67,6 +85,20 @@ def paper_rules(paper):
     return sorted(
         r.name for r in workflow.rules if Path(r.snakefile).name == f"{paper}.smk"
     )
+
+
+def rule_code_versions(wildcards=None):
+    """The code version (``params.code``) of every rule that has one, by rule name.
+
+    A params function, so that it sees every rule of the workflow: an archive part records the
+    code its rules ran, and the scorecard compares the archived code with this checkout's.
+    """
+    codes = {}
+    for r in workflow.rules:
+        params = dict(r.params.items())
+        if isinstance(params.get("code"), str):
+            codes[r.name] = params["code"]
+    return canonical(codes)
 
 
 validate(config, schema="../schemas/config.schema.yaml")

@@ -109,6 +109,10 @@ rule make_scorecard:
         claims_mrf=table("mrf", "claims")["csv"],
         claims_lsbn=table("lsbn", "claims")["csv"],
         archived=lambda wildcards: list(scorecard_archive().values()),
+        # the archived parts' manifests and the archived scale's config, to compare with this
+        # checkout's code and config (which rules changed since the archived run)
+        manifests=lambda wildcards: list(scorecard_manifests().values()),
+        archive_config=lambda wildcards: scorecard_archive_config(),
         deviations="workflow/published/deviations.tsv",
     output:
         csv=report(
@@ -132,6 +136,8 @@ rule make_scorecard:
         code=code_version("make_scorecard.py"),
         papers=list(PAPERS),
         archived=lambda wildcards: scorecard_archive(),
+        manifests=lambda wildcards: scorecard_manifests(),
+        rule_code=lambda wildcards: rule_code_versions() if scorecard_manifests() else {},
     message:
         "The claims scorecard"
     script:

@@ -37,8 +37,11 @@ def _relative(path, repo):
     return path.relative_to(repo).as_posix() if path.is_relative_to(repo) else str(path)
 
 
-def main(dest, *, name, part, config_file, reports, exclude, rules, parts, benchmarks, repo):
+def main(
+    dest, *, name, part, config_file, reports, exclude, rules, rule_code, parts, benchmarks, repo
+):
     files, skipped = archive_layout(reports, exclude=exclude)
+    times = benchmark_times(benchmarks, rules)
     manifest = build_manifest(
         name=name,
         part=part,
@@ -48,11 +51,13 @@ def main(dest, *, name, part, config_file, reports, exclude, rules, parts, bench
         machine=machine_info(
             _read("/proc/cpuinfo"), _read("/proc/meminfo"), len(os.sched_getaffinity(0))
         ),
-        times=benchmark_times(benchmarks, rules),
+        times=times,
         files=files,
         skipped=skipped,
         date=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         parts=parts,
+        # the code of the rules it times: every job of the DAG is up to date, so ran this code
+        code={rule: code for rule, code in rule_code.items() if rule in set(times["rule"])},
     )
     write_archive(dest, files, manifest)
     logger.info(
@@ -76,6 +81,7 @@ if __name__ == "__main__":
         reports=snakemake.params.reports,
         exclude=snakemake.params.exclude,
         rules=snakemake.params.rules,
+        rule_code=snakemake.params.rule_code,
         parts=snakemake.params.parts,
         benchmarks=snakemake.params.benchmarks,
         repo=snakemake.params.repo,

@@ -16,7 +16,7 @@ is sorted). Layout of ``archive/<name>/``::
     <paper>/manifest.json, <paper>/MANIFEST.md   how the paper's part was made, its rules' time
     <paper>/tables/*.{csv,md}, <paper>/figures/*.png   (reports/<paper>/; claims: tables/claims.*)
     <paper>/tables/<name>.csv.gz                  a CSV table over the per-file cap, gzip-compressed
-    study/manifest.json, study/MANIFEST.md        the whole run: every rule's time, the parts
+    study/manifest.json, study/MANIFEST.md        the whole run: every rule's time and code, the parts
     study/scorecard.{csv,md}, study/{data,networks,provenance}/tables/*   (the rest of reports/)
     study/report.html                             (only when at most ``html_cap`` bytes)
 """
@@ -42,6 +42,7 @@ __all__ = [
     "archive_layout",
     "benchmark_times",
     "build_manifest",
+    "changed_since",
     "file_sha256",
     "git_state",
     "gzip_bytes",
@@ -303,13 +304,18 @@ def build_manifest(
     skipped: Mapping[str, str],
     date: str,
     parts: Mapping[str, str | os.PathLike] | None = None,
+    code: Mapping[str, str] | None = None,
 ) -> dict:
     """The manifest of an archive part: how its files were made, in a fixed order.
 
     ``part`` is a paper or ``"study"``; ``parts`` (the study's part) maps each paper to its
-    part's ``manifest.json``, whose sha256 the study's manifest records. Only ``date`` and
-    ``machine`` depend on when and where the archive is written; everything else follows from the
-    run's files, the config and the commit.
+    part's ``manifest.json``, whose sha256 the study's manifest records. ``code`` maps each rule
+    of the part to its code version (``params.code``: the hash of its script and every library
+    module the script reaches, :func:`bnstudy.provenance.code_version`); the archive is written
+    after every job of its DAG is up to date, so each job ran that code. :func:`changed_since`
+    compares it with a later checkout's. Only ``date`` and ``machine`` depend on when and where
+    the archive is written; everything else follows from the run's files, the config, the commit
+    and the code.
     """
     per_rule = [
         {
@@ -327,6 +333,7 @@ def build_manifest(
         "date": date,
         "git": {"commit": git.get("commit"), "dirty": git.get("dirty")},
         "config": {"file": config_file, "sha256": config_sha256},
+        "code": {rule: str(code[rule]) for rule in sorted(code or {})},
         "machine": dict(machine),
         "time": {
             "jobs": sum(r["jobs"] for r in per_rule),
@@ -387,6 +394,18 @@ def render_markdown(manifest: Mapping) -> str:
         lines += ["", "## Compressed", "", "Tables over the per-file cap, stored gzip-compressed:"]
         lines += ["", "| file | CSV bytes | CSV sha256 |", "|:--|--:|:--|"]
         lines += [f"| {f['path']} | {f['csv_bytes']} | `{f['csv_sha256'][:16]}` |" for f in packed]
+    if manifest.get("code"):
+        lines += [
+            "",
+            "## Code",
+            "",
+            "The code version of each rule (its script and the library modules the script reaches,",
+            "hashed): a later checkout whose version of a rule differs runs other code.",
+            "",
+            "| rule | code |",
+            "|:--|:--|",
+        ]
+        lines += [f"| {rule} | `{code}` |" for rule, code in manifest["code"].items()]
     if manifest["parts"]:
         lines += ["", "## Parts", "", "| part | manifest sha256 |", "|:--|:--|"]
         lines += [f"| {p['part']} | `{p['manifest_sha256'][:16]}` |" for p in manifest["parts"]]
@@ -394,6 +413,55 @@ def render_markdown(manifest: Mapping) -> str:
         lines += ["", "## Left out", ""]
         lines += [f"- {s['path']}: {s['reason']}" for s in manifest["skipped"]]
     return "\n".join(lines) + "\n"
+
+
+def changed_since(
+    manifest: Mapping, code: Mapping[str, str], config_sha256: str | None = None
+) -> list[str]:
+    """What differs between an archive part and a checkout: empty when nothing does.
+
+    Parameters
+    ----------
+    manifest : mapping
+        The part's ``manifest.json`` (:func:`build_manifest`).
+    code : mapping of rule to str
+        The code version of each rule in the checkout (``params.code``).
+    config_sha256 : str, optional
+        The sha256 of the checkout's config file of the archived run (its ``config.file``).
+
+    Returns
+    -------
+    list of str
+        One phrase per difference: the archived rules whose code changed or that are gone from
+        the checkout, the config file if it changed, or that the part records no code versions
+        (an archive written before they were recorded: its code cannot be checked). Rules of the
+        checkout that the part does not have are not compared: a rule outside the archived
+        run's DAG is not part of it (``tests/test_committed_archive.py`` checks the DAG).
+
+    Examples
+    --------
+    >>> part = {"code": {"fit_mrf": "aa", "old": "bb"},
+    ...         "config": {"file": "config/paper_cpu.yaml", "sha256": "cc"}}
+    >>> changed_since(part, {"fit_mrf": "aa", "old": "bb", "other": "dd"}, "cc")
+    []
+    >>> changed_since(part, {"fit_mrf": "a2"}, "c2")
+    ['the code of fit_mrf', 'rules removed since: old', 'config/paper_cpu.yaml']
+    """
+    changes = []
+    archived = manifest.get("code")
+    if archived is None:
+        changes.append("no code versions recorded (an archive older than them)")
+    else:
+        changed = sorted(r for r in archived if r in code and archived[r] != code[r])
+        gone = sorted(set(archived) - set(code))
+        if changed:
+            changes.append("the code of " + ", ".join(changed))
+        if gone:
+            changes.append("rules removed since: " + ", ".join(gone))
+    config = manifest.get("config", {})
+    if config_sha256 is not None and config.get("sha256") != config_sha256:
+        changes.append(str(config.get("file", "the config file")))
+    return changes
 
 
 def write_archive(dest: str | os.PathLike, files: Mapping[str, Path], manifest: Mapping) -> None:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from bnstudy.studies.archive import changed_since
 from bnstudy.studies.claims import (
     COLUMNS,
     PAPERS,
@@ -41,7 +42,9 @@ __all__ = [
     "NOT_RUN",
     "NO_ARCHIVE",
     "PAPER_TITLES",
+    "archive_states",
     "archived_claims",
+    "archived_manifests",
     "beside_archive",
     "read_deviations",
     "render_markdown",
@@ -100,6 +103,57 @@ def archived_claims(root: str | os.PathLike = ".", scale: str = ARCHIVE_SCALE) -
     return {p: str(path) for p, path in paths.items() if path.is_file()}
 
 
+def archived_manifests(root: str | os.PathLike = ".", scale: str = ARCHIVE_SCALE) -> dict[str, str]:
+    """The manifests of the archived parts of ``scale`` that exist, per part (papers, "study")."""
+    parts = (*PAPERS, "study")
+    paths = {p: Path(root) / "archive" / scale / p / "manifest.json" for p in parts}
+    return {p: str(path) for p, path in paths.items() if path.is_file()}
+
+
+def archive_states(
+    manifests: Mapping[str, Mapping], code: Mapping[str, str], config_sha256: str | None
+) -> dict[str, str]:
+    """Per archived part, its commit and date and what this checkout changed since.
+
+    Parameters
+    ----------
+    manifests : mapping of part to mapping
+        The parts' ``manifest.json`` contents (:mod:`bnstudy.studies.archive`): papers, and
+        ``"study"``, whose code is compared only for the rules no paper's part records (data,
+        network samples, the report's own tables).
+    code : mapping of rule to str
+        The code version of every rule in this checkout (``params.code``).
+    config_sha256 : str or None
+        The sha256 of this checkout's config file of the archived scale.
+
+    Examples
+    --------
+    >>> part = {"git": {"commit": "586f844abc"}, "date": "2026-12-04T01:00:00Z",
+    ...         "config": {"file": "config/paper_cpu.yaml", "sha256": "cc"},
+    ...         "code": {"fit_mrf": "aa"}}
+    >>> archive_states({"mrf": part}, {"fit_mrf": "aa"}, "cc")
+    {'mrf': 'commit 586f844, 2026-12-04: the code and config of this checkout'}
+    >>> archive_states({"mrf": part}, {"fit_mrf": "a2"}, "cc")["mrf"]
+    'commit 586f844, 2026-12-04: changed since: the code of fit_mrf'
+    """
+    paper_rules = {r for p, m in manifests.items() if p != "study" for r in m.get("code") or {}}
+    states = {}
+    for part, manifest in manifests.items():
+        if part == "study" and manifest.get("code"):
+            shared = {r: c for r, c in manifest["code"].items() if r not in paper_rules}
+            manifest = {**manifest, "code": shared}
+        changes = changed_since(manifest, code, config_sha256)
+        commit = str((manifest.get("git") or {}).get("commit") or "unknown")[:7]
+        head = f"commit {commit}, {str(manifest.get('date') or 'undated')[:10]}"
+        what = (
+            "changed since: " + "; ".join(changes)
+            if changes
+            else "the code and config of this checkout"
+        )
+        states[part] = f"{head}: {what}"
+    return states
+
+
 def read_deviations(path: str | os.PathLike) -> pd.DataFrame:
     """The study's deviations from the papers (a TSV with :data:`DEVIATION_COLUMNS`)."""
     table = read_paper_table(path, DEVIATION_COLUMNS)
@@ -110,7 +164,9 @@ def read_deviations(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def scorecard(
-    claims: Mapping[str, pd.DataFrame], archived: Mapping[str, pd.DataFrame]
+    claims: Mapping[str, pd.DataFrame],
+    archived: Mapping[str, pd.DataFrame],
+    states: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """One row per claim of every paper: this run's verdict beside the archived run's.
 
@@ -121,13 +177,16 @@ def scorecard(
     archived : mapping of paper to DataFrame
         The claims tables of an archived run at another scale, where one exists; a claim missing
         from it gets :data:`NOT_RUN`.
+    states : mapping of paper to str, optional
+        Each archived part's commit and what changed since (:func:`archive_states`).
 
     Returns
     -------
     DataFrame
         The claims columns plus ``archive_verdict``, ``archive_scale``, ``archive_ours`` (the
-        archived run's value) and ``archive_note`` (the archived run's notes, or why the claim
-        has no verdict there), papers in the order of :data:`bnstudy.studies.claims.PAPERS`.
+        archived run's value), ``archive_note`` (the archived run's notes, or why the claim
+        has no verdict there) and ``archive_state`` (the paper's entry of ``states``, or
+        empty), papers in the order of :data:`bnstudy.studies.claims.PAPERS`.
     """
     unknown = sorted(set(claims) - set(PAPERS))
     if unknown:
@@ -140,7 +199,9 @@ def scorecard(
             raise ValueError(f"claims table of {paper!r}: missing columns {missing}")
         if (table["paper"] != paper).any():
             raise ValueError(f"claims table of {paper!r} holds rows of another paper")
-        frames.append(beside_archive(table[list(COLUMNS)], archived.get(paper), paper))
+        frame = beside_archive(table[list(COLUMNS)], archived.get(paper), paper)
+        frame["archive_state"] = (states or {}).get(paper, "")
+        frames.append(frame)
     if not frames:
         raise ValueError("no claims tables given")
     return pd.concat(frames, ignore_index=True)
@@ -189,6 +250,7 @@ def tally_table(card: pd.DataFrame) -> pd.DataFrame:
         row |= tally(group["verdict"])
         archived = group["archive_verdict"][group["archive_verdict"] != NOT_RUN]
         row["archive_scale"] = group["archive_scale"].iloc[0]
+        row["archive_state"] = group["archive_state"].iloc[0] if "archive_state" in group else ""
         row["archive"] = (
             ", ".join(f"{n} {v}" for v, n in tally(archived).items() if n)
             if len(archived)
@@ -222,10 +284,20 @@ def _archived_cell(r) -> str:
     return f"{r.archive_verdict} (ours: {r.archive_ours})" if r.archive_ours else r.archive_verdict
 
 
-def render_markdown(card: pd.DataFrame, deviations: pd.DataFrame, *, base: str = "reports") -> str:
+def _state_lines(tallies: pd.DataFrame, study_state: str) -> list[tuple[str, str]]:
+    """(part, state) of every archived part with a state: the papers', then the study's."""
+    pairs = [(r["paper"], r["archive_state"]) for r in tallies.to_dict("records")]
+    pairs.append(("shared rules (the study's part)", study_state))
+    return [(part, state) for part, state in pairs if state]
+
+
+def render_markdown(
+    card: pd.DataFrame, deviations: pd.DataFrame, *, base: str = "reports", study_state: str = ""
+) -> str:
     """The scorecard as a Markdown page: the tally, then per paper its claims and deviations.
 
-    ``base`` is the folder the page is written to (links to the evidence are relative to it).
+    ``base`` is the folder the page is written to (links to the evidence are relative to it);
+    ``study_state``: the study's archived part against this checkout (:func:`archive_states`).
     """
     tallies = tally_table(card)
     lines = [
@@ -248,6 +320,15 @@ def render_markdown(card: pd.DataFrame, deviations: pd.DataFrame, *, base: str =
             + " | ".join(values)
             + f" | {archive} |"
         )
+    states = _state_lines(tallies, study_state)
+    if states:
+        lines += [
+            "",
+            f"The archived run, part by part, against this checkout (`archive/{ARCHIVE_SCALE}/`; "
+            "a part whose code or config changed since reports what other code or config made):",
+            "",
+        ]
+        lines += [f"- {part}: {_md_cell(state)}" for part, state in states]
     for paper, group in card.groupby("paper", sort=False):
         scale = group["scale"].iloc[0]
         archive_scale = group["archive_scale"].iloc[0] or "archived"
@@ -285,11 +366,12 @@ def _rst_escape(text: object) -> str:
     )
 
 
-def render_rst(card: pd.DataFrame, deviations: pd.DataFrame) -> str:
+def render_rst(card: pd.DataFrame, deviations: pd.DataFrame, *, study_state: str = "") -> str:
     """The scorecard summary for the HTML report's landing text (reStructuredText).
 
-    The tally per paper, then every claim with its verdict, linking to the report entry of the
-    table or figure behind it, and each paper's deviations.
+    The tally per paper, the archived parts against this checkout, then every claim with its
+    verdict, linking to the report entry of the table or figure behind it, and each paper's
+    deviations.
     """
     tallies = tally_table(card)
     header = ["paper", "scale", "claims", *VERDICTS, "archived"]
@@ -306,6 +388,10 @@ def render_rst(card: pd.DataFrame, deviations: pd.DataFrame) -> str:
         values = [row["paper"], row["scale"], row["claims"], *(row[v] for v in VERDICTS)]
         values.append(_archive_tally(row))
         lines.append("   * - " + "\n     - ".join(_rst_escape(v) for v in values))
+    states = _state_lines(tallies, study_state)
+    if states:
+        lines += ["", f"The archived run (archive/{ARCHIVE_SCALE}/) against this checkout:", ""]
+        lines += [f"- {_rst_escape(part)}: {_rst_escape(state)}" for part, state in states]
     for paper, group in card.groupby("paper", sort=False):
         lines += ["", f"**{paper}**: {_rst_escape(PAPER_TITLES[paper])}", ""]
         for r in group.itertuples(index=False):
