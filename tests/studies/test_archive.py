@@ -13,6 +13,7 @@ from bnstudy.studies.archive import (
     benchmark_times,
     build_manifest,
     changed_since,
+    config_digest,
     file_sha256,
     git_state,
     gzip_bytes,
@@ -258,23 +259,44 @@ def _part(code, sha="cc"):
 def test_changed_since_names_each_rule_whose_code_changed_or_is_gone():
     part = _part({"fit_mrf": "a", "simulate_mrf_data": "b", "plot_mrf_figures": "c"})
     same = {"fit_mrf": "a", "simulate_mrf_data": "b", "plot_mrf_figures": "c"}
-    assert changed_since(part, same, "cc") == []
+    cfg = {"sha256": "cc"}
+    assert changed_since(part, same, cfg) == []
     # a rule outside the archived run's DAG (another config's) is not compared
-    assert changed_since(part, {**same, "compute_mi_graph": "z"}, "cc") == []
+    assert changed_since(part, {**same, "compute_mi_graph": "z"}, cfg) == []
     edited = {**same, "fit_mrf": "a2", "plot_mrf_figures": "c2"}
-    assert changed_since(part, edited, "cc") == ["the code of fit_mrf, plot_mrf_figures"]
+    assert changed_since(part, edited, cfg) == ["the code of fit_mrf, plot_mrf_figures"]
     del edited["simulate_mrf_data"]
-    assert changed_since(part, edited, "cc")[1] == "rules removed since: simulate_mrf_data"
-    assert changed_since(part, same, "dd") == ["config/paper_cpu.yaml"]
+    assert changed_since(part, edited, cfg)[1] == "rules removed since: simulate_mrf_data"
+    assert changed_since(part, same, {"sha256": "dd"}) == ["config/paper_cpu.yaml"]
     assert changed_since(part, same, None) == []  # no config to compare with
+
+
+def test_config_digest_tells_a_change_of_values_from_one_of_comments(tmp_path):
+    cfg = tmp_path / "paper_cpu.yaml"
+    cfg.write_text("seed: 1\nmrf:\n  steps: 500\n  replicates: 4\n")
+    first = config_digest(cfg)
+    cfg.write_text("# a comment\nmrf:\n  replicates: 4  # reordered\n  steps: 500\nseed: 1\n")
+    second = config_digest(cfg)
+    assert first["sha256"] != second["sha256"]
+    assert first["values_sha256"] == second["values_sha256"]
+    part = {"code": {}, "config": {"file": "config/paper_cpu.yaml", **first}}
+    assert changed_since(part, {}, second) == []
+    cfg.write_text("seed: 1\nmrf:\n  steps: 501\n  replicates: 4\n")
+    assert changed_since(part, {}, config_digest(cfg)) == ["config/paper_cpu.yaml"]
+    # a part without the values' hash is compared by the file's bytes
+    by_bytes = {"code": {}, "config": {"file": "config/paper_cpu.yaml", "sha256": first["sha256"]}}
+    assert changed_since(by_bytes, {}, second) == ["config/paper_cpu.yaml"]
+    cfg.write_text("seed: [1\n")
+    with pytest.raises(ValueError, match="paper_cpu.yaml: not a readable YAML config"):
+        config_digest(cfg)
 
 
 def test_changed_since_a_part_without_code_versions_cannot_be_checked():
     old = {"config": {"file": "config/paper_cpu.yaml", "sha256": "cc"}}
-    assert changed_since(old, {"fit_mrf": "a"}, "cc") == [
+    assert changed_since(old, {"fit_mrf": "a"}, {"sha256": "cc"}) == [
         "no code versions recorded (an archive older than them)"
     ]
-    assert changed_since(_part({}), {"fit_mrf": "a"}, "cc") == []  # recorded, and empty
+    assert changed_since(_part({}), {"fit_mrf": "a"}, {"sha256": "cc"}) == []  # recorded, and empty
 
 
 def test_failed_write_keeps_previous_archive(reports, tmp_path):

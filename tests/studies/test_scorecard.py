@@ -188,15 +188,15 @@ def test_archive_states_compare_each_part_with_this_checkout():
         ),
     }
     code = {"run_em_sharing": "e1", "fit_mrf": "m2", "prepare_dataset": "d1"}
-    states = archive_states(parts, code, "cc")
+    states = archive_states(parts, code, {"sha256": "cc"})
     assert states["em"] == "commit aaaaaaa, 2026-12-04: the code and config of this checkout"
     assert states["mrf"] == "commit bbbbbbb, 2026-12-04: changed since: the code of fit_mrf"
     assert states["study"].endswith("the code and config of this checkout")
-    states = archive_states(parts, {**code, "prepare_dataset": "d2"}, "other")
+    states = archive_states(parts, {**code, "prepare_dataset": "d2"}, {"sha256": "other"})
     assert states["study"].endswith("the code of prepare_dataset; config/paper_cpu.yaml")
     assert states["em"].endswith("changed since: config/paper_cpu.yaml")
     old = {k: v for k, v in parts["em"].items() if k != "code"}
-    assert "no code versions recorded" in archive_states({"em": old}, code, "cc")["em"]
+    assert "no code versions recorded" in archive_states({"em": old}, code, None)["em"]
 
 
 def test_archive_states_appear_in_the_scorecard_and_its_pages(repo_root):

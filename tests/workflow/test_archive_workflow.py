@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from bnstudy.studies.archive import file_sha256
+from bnstudy.studies.archive import config_digest, file_sha256
 
 from .conftest import run_snakemake as _run
 
@@ -58,10 +58,22 @@ def test_archive_of_the_smoke_run(smoke_run, mirror):
     assert html.exists()
     assert manifest["config"] == {
         "file": "config/smoke.yaml",
-        "sha256": file_sha256(smoke_run / "config" / "smoke.yaml"),
+        **config_digest(smoke_run / "config" / "smoke.yaml"),
     }
     rules = {r["rule"] for r in manifest["time"]["per_rule"]}
     assert {"train_tan", "fit_mrf", "run_em_sharing", "run_lsbn", "fetch_raw_file"} <= rules
+    # the code version of every rule it times, as the workflow passed it to the jobs
+    assert set(manifest["code"]) == rules
+    assert all(len(code) == 16 for code in manifest["code"].values())
+    tan = json.loads((root / "tan" / "manifest.json").read_text())
+    assert set(tan["code"]) == {r["rule"] for r in tan["time"]["per_rule"]}
+    assert tan["code"]["train_tan"] == manifest["code"]["train_tan"]
+    # the smoke run's scorecard sets each part of the committed paper_cpu archive against
+    # this checkout
+    card = (smoke_run / "reports" / "scorecard.md").read_text()
+    assert "against this checkout" in card
+    for part in ("tan", "em", "mrf", "lsbn", "shared rules (the study's part)"):
+        assert f"\n- {part}: commit " in card
     assert (dest / "MANIFEST.md").read_text().startswith("# Archive `smoke`: study")
 
     before = _files(root)

@@ -15,7 +15,7 @@ from bnstudy.studies.archive import (
     archive_layout,
     benchmark_times,
     build_manifest,
-    file_sha256,
+    config_digest,
     git_state,
     machine_info,
     write_archive,
@@ -46,7 +46,7 @@ def main(
         name=name,
         part=part,
         config_file=_relative(config_file, repo),
-        config_sha256=file_sha256(config_file),
+        config_sha256=config_digest(config_file),
         git=git_state(repo),
         machine=machine_info(
             _read("/proc/cpuinfo"), _read("/proc/meminfo"), len(os.sched_getaffinity(0))

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from bnstudy.logs import configure_logging
-from bnstudy.studies.archive import file_sha256
+from bnstudy.studies.archive import config_digest
 from bnstudy.studies.claims import read_claims
 from bnstudy.studies.scorecard import (
     archive_states,
@@ -43,8 +43,8 @@ def main(
     archive_config: str | None = None,
 ) -> None:
     parts = {part: _manifest(path) for part, path in (manifests or {}).items()}
-    config_sha = file_sha256(archive_config) if archive_config else None
-    states = archive_states(parts, rule_code or {}, config_sha) if parts else {}
+    config = config_digest(archive_config) if archive_config else None
+    states = archive_states(parts, rule_code or {}, config) if parts else {}
     card = scorecard(
         {paper: read_claims(path) for paper, path in claims.items()},
         {paper: read_claims(path) for paper, path in archived.items()},

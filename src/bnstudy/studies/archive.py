@@ -43,6 +43,7 @@ __all__ = [
     "benchmark_times",
     "build_manifest",
     "changed_since",
+    "config_digest",
     "file_sha256",
     "git_state",
     "gzip_bytes",
@@ -68,6 +69,32 @@ def file_sha256(path: str | os.PathLike) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def config_digest(path: str | os.PathLike) -> dict[str, str]:
+    """The sha256 of a config file's bytes and of its values (``sha256``, ``values_sha256``).
+
+    The values' hash is that of the parsed YAML with every mapping's keys sorted, so an edit to
+    the file's comments or key order changes the first and not the second: only the second
+    decides whether the config that an archive's run used has changed.
+
+    Raises
+    ------
+    ValueError
+        If the file is not valid YAML (naming the file).
+    """
+    import yaml  # PyYAML, a dependency of Snakemake
+
+    text = Path(path).read_bytes()
+    try:
+        values = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise ValueError(f"{path}: not a readable YAML config ({err})") from err
+    canonical = json.dumps(values, sort_keys=True, separators=(",", ":"), default=str)
+    return {
+        "sha256": hashlib.sha256(text).hexdigest(),
+        "values_sha256": hashlib.sha256(canonical.encode()).hexdigest(),
+    }
 
 
 def gzip_bytes(path: str | os.PathLike) -> bytes:
@@ -296,7 +323,7 @@ def build_manifest(
     name: str,
     part: str,
     config_file: str,
-    config_sha256: str,
+    config_sha256: str | Mapping[str, str],
     git: Mapping,
     machine: Mapping,
     times: pd.DataFrame,
@@ -308,7 +335,8 @@ def build_manifest(
 ) -> dict:
     """The manifest of an archive part: how its files were made, in a fixed order.
 
-    ``part`` is a paper or ``"study"``; ``parts`` (the study's part) maps each paper to its
+    ``config_sha256``: the config file's sha256, or its :func:`config_digest` (the sha256 of its
+    values too). ``part`` is a paper or ``"study"``; ``parts`` (the study's part) maps each paper to its
     part's ``manifest.json``, whose sha256 the study's manifest records. ``code`` maps each rule
     of the part to its code version (``params.code``: the hash of its script and every library
     module the script reaches, :func:`bnstudy.provenance.code_version`); the archive is written
@@ -332,7 +360,14 @@ def build_manifest(
         "part": part,
         "date": date,
         "git": {"commit": git.get("commit"), "dirty": git.get("dirty")},
-        "config": {"file": config_file, "sha256": config_sha256},
+        "config": {
+            "file": config_file,
+            **(
+                {"sha256": config_sha256}
+                if isinstance(config_sha256, str)
+                else {k: config_sha256[k] for k in sorted(config_sha256)}
+            ),
+        },
         "code": {rule: str(code[rule]) for rule in sorted(code or {})},
         "machine": dict(machine),
         "time": {
@@ -416,7 +451,7 @@ def render_markdown(manifest: Mapping) -> str:
 
 
 def changed_since(
-    manifest: Mapping, code: Mapping[str, str], config_sha256: str | None = None
+    manifest: Mapping, code: Mapping[str, str], config: Mapping[str, str] | None = None
 ) -> list[str]:
     """What differs between an archive part and a checkout: empty when nothing does.
 
@@ -426,8 +461,10 @@ def changed_since(
         The part's ``manifest.json`` (:func:`build_manifest`).
     code : mapping of rule to str
         The code version of each rule in the checkout (``params.code``).
-    config_sha256 : str, optional
-        The sha256 of the checkout's config file of the archived run (its ``config.file``).
+    config : mapping, optional
+        The :func:`config_digest` of the checkout's config file of the archived run (its
+        ``config.file``): compared by its values where the part records their hash, else by
+        the file's bytes.
 
     Returns
     -------
@@ -441,10 +478,11 @@ def changed_since(
     Examples
     --------
     >>> part = {"code": {"fit_mrf": "aa", "old": "bb"},
-    ...         "config": {"file": "config/paper_cpu.yaml", "sha256": "cc"}}
-    >>> changed_since(part, {"fit_mrf": "aa", "old": "bb", "other": "dd"}, "cc")
+    ...         "config": {"file": "config/paper_cpu.yaml", "sha256": "cc", "values_sha256": "vv"}}
+    >>> changed_since(part, {"fit_mrf": "aa", "old": "bb", "other": "dd"},
+    ...               {"sha256": "c2", "values_sha256": "vv"})  # only comments changed
     []
-    >>> changed_since(part, {"fit_mrf": "a2"}, "c2")
+    >>> changed_since(part, {"fit_mrf": "a2"}, {"sha256": "c3", "values_sha256": "v3"})
     ['the code of fit_mrf', 'rules removed since: old', 'config/paper_cpu.yaml']
     """
     changes = []
@@ -458,9 +496,11 @@ def changed_since(
             changes.append("the code of " + ", ".join(changed))
         if gone:
             changes.append("rules removed since: " + ", ".join(gone))
-    config = manifest.get("config", {})
-    if config_sha256 is not None and config.get("sha256") != config_sha256:
-        changes.append(str(config.get("file", "the config file")))
+    archived_config = manifest.get("config", {})
+    if config is not None:
+        key = "values_sha256" if "values_sha256" in archived_config else "sha256"
+        if archived_config.get(key) != config.get(key):
+            changes.append(str(archived_config.get("file", "the config file")))
     return changes
 
 

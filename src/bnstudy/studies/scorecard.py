@@ -111,7 +111,7 @@ def archived_manifests(root: str | os.PathLike = ".", scale: str = ARCHIVE_SCALE
 
 
 def archive_states(
-    manifests: Mapping[str, Mapping], code: Mapping[str, str], config_sha256: str | None
+    manifests: Mapping[str, Mapping], code: Mapping[str, str], config: Mapping[str, str] | None
 ) -> dict[str, str]:
     """Per archived part, its commit and date and what this checkout changed since.
 
@@ -123,17 +123,18 @@ def archive_states(
         network samples, the report's own tables).
     code : mapping of rule to str
         The code version of every rule in this checkout (``params.code``).
-    config_sha256 : str or None
-        The sha256 of this checkout's config file of the archived scale.
+    config : mapping or None
+        This checkout's config file of the archived scale, hashed
+        (:func:`bnstudy.studies.archive.config_digest`).
 
     Examples
     --------
     >>> part = {"git": {"commit": "586f844abc"}, "date": "2026-12-04T01:00:00Z",
     ...         "config": {"file": "config/paper_cpu.yaml", "sha256": "cc"},
     ...         "code": {"fit_mrf": "aa"}}
-    >>> archive_states({"mrf": part}, {"fit_mrf": "aa"}, "cc")
+    >>> archive_states({"mrf": part}, {"fit_mrf": "aa"}, {"sha256": "cc"})
     {'mrf': 'commit 586f844, 2026-12-04: the code and config of this checkout'}
-    >>> archive_states({"mrf": part}, {"fit_mrf": "a2"}, "cc")["mrf"]
+    >>> archive_states({"mrf": part}, {"fit_mrf": "a2"}, {"sha256": "cc"})["mrf"]
     'commit 586f844, 2026-12-04: changed since: the code of fit_mrf'
     """
     paper_rules = {r for p, m in manifests.items() if p != "study" for r in m.get("code") or {}}
@@ -142,7 +143,7 @@ def archive_states(
         if part == "study" and manifest.get("code"):
             shared = {r: c for r, c in manifest["code"].items() if r not in paper_rules}
             manifest = {**manifest, "code": shared}
-        changes = changed_since(manifest, code, config_sha256)
+        changes = changed_since(manifest, code, config)
         commit = str((manifest.get("git") or {}).get("commit") or "unknown")[:7]
         head = f"commit {commit}, {str(manifest.get('date') or 'undated')[:10]}"
         what = (
