@@ -267,7 +267,9 @@ def test_changed_since_names_each_rule_whose_code_changed_or_is_gone():
     assert changed_since(part, edited, cfg) == ["the code of fit_mrf, plot_mrf_figures"]
     del edited["simulate_mrf_data"]
     assert changed_since(part, edited, cfg)[1] == "rules removed since: simulate_mrf_data"
-    assert changed_since(part, same, {"sha256": "dd"}) == ["config/paper_cpu.yaml"]
+    assert changed_since(part, same, {"sha256": "dd"}) == [
+        "config/paper_cpu.yaml (its text: the part records no hash of its values)"
+    ]
     assert changed_since(part, same, None) == []  # no config to compare with
 
 
@@ -285,7 +287,7 @@ def test_config_digest_tells_a_change_of_values_from_one_of_comments(tmp_path):
     assert changed_since(part, {}, config_digest(cfg)) == ["config/paper_cpu.yaml"]
     # a part without the values' hash is compared by the file's bytes
     by_bytes = {"code": {}, "config": {"file": "config/paper_cpu.yaml", "sha256": first["sha256"]}}
-    assert changed_since(by_bytes, {}, second) == ["config/paper_cpu.yaml"]
+    assert changed_since(by_bytes, {}, second)[0].startswith("config/paper_cpu.yaml (its text")
     cfg.write_text("seed: [1\n")
     with pytest.raises(ValueError, match="paper_cpu.yaml: not a readable YAML config"):
         config_digest(cfg)

@@ -498,9 +498,12 @@ def changed_since(
             changes.append("rules removed since: " + ", ".join(gone))
     archived_config = manifest.get("config", {})
     if config is not None:
-        key = "values_sha256" if "values_sha256" in archived_config else "sha256"
-        if archived_config.get(key) != config.get(key):
-            changes.append(str(archived_config.get("file", "the config file")))
+        name = str(archived_config.get("file", "the config file"))
+        if "values_sha256" in archived_config:
+            if archived_config["values_sha256"] != config.get("values_sha256"):
+                changes.append(name)
+        elif archived_config.get("sha256") != config.get("sha256"):
+            changes.append(f"{name} (its text: the part records no hash of its values)")
     return changes
 
 
