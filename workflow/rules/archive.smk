@@ -3,7 +3,8 @@
 # (a paper-scale run can publish the papers that have finished while the others still run), and
 # the study's, written by `snakemake archive`, which needs every part and every target of
 # `rule all`. Each part copies its reports into archive/<name>/<part>/ beside a manifest (commit,
-# config hash, machine, time and code version per rule). They run where Snakemake runs (workflow/rules/cluster.smk).
+# config hash, machine, time and code version per rule). They run where Snakemake runs
+# (workflow/rules/cluster.smk).
 
 for _paper in PAPERS:
 

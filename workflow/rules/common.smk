@@ -90,7 +90,7 @@ def paper_rules(paper):
 def rule_code_versions(wildcards=None):
     """The code version (``params.code``) of every rule that has one, by rule name.
 
-    A params function, so that it sees every rule of the workflow: an archive part records the
+    A params function, so that it sees all of the workflow's rules. An archive part records the
     code its rules ran, and the scorecard compares the archived code with this checkout's.
     """
     codes = {}

@@ -137,7 +137,9 @@ rule make_scorecard:
         papers=list(PAPERS),
         archived=lambda wildcards: scorecard_archive(),
         manifests=lambda wildcards: scorecard_manifests(),
-        rule_code=lambda wildcards: rule_code_versions() if scorecard_manifests() else {},
+        rule_code=lambda wildcards: (
+            rule_code_versions() if scorecard_manifests() else {}
+        ),
     message:
         "The claims scorecard"
     script:

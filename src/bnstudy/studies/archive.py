@@ -335,15 +335,15 @@ def build_manifest(
 ) -> dict:
     """The manifest of an archive part: how its files were made, in a fixed order.
 
-    ``config_sha256``: the config file's sha256, or its :func:`config_digest` (the sha256 of its
-    values too). ``part`` is a paper or ``"study"``; ``parts`` (the study's part) maps each paper to its
-    part's ``manifest.json``, whose sha256 the study's manifest records. ``code`` maps each rule
-    of the part to its code version (``params.code``: the hash of its script and every library
-    module the script reaches, :func:`bnstudy.provenance.code_version`); the archive is written
-    after every job of its DAG is up to date, so each job ran that code. :func:`changed_since`
-    compares it with a later checkout's. Only ``date`` and ``machine`` depend on when and where
-    the archive is written; everything else follows from the run's files, the config, the commit
-    and the code.
+    ``config_sha256``: the config file's sha256, or its :func:`config_digest` (the sha256 of
+    its values too). ``part`` is a paper or ``"study"``; ``parts`` (the study's part) maps each
+    paper to its part's ``manifest.json``, whose sha256 the study's manifest records. ``code``
+    maps each rule of the part to its code version (``params.code``: the hash of its script and
+    every library module the script reaches, :func:`bnstudy.provenance.code_version`); the
+    archive is written after every job of its DAG is up to date, so each job ran that code.
+    :func:`changed_since` compares it with a later checkout's. Only ``date`` and ``machine``
+    depend on when and where the archive is written; everything else follows from the run's
+    files, the config, the commit and the code.
     """
     per_rule = [
         {
