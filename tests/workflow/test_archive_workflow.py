@@ -5,6 +5,7 @@ reproduces every file but the date."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -68,12 +69,7 @@ def test_archive_of_the_smoke_run(smoke_run, mirror):
     tan = json.loads((root / "tan" / "manifest.json").read_text())
     assert set(tan["code"]) == {r["rule"] for r in tan["time"]["per_rule"]}
     assert tan["code"]["train_tan"] == manifest["code"]["train_tan"]
-    # the smoke run's scorecard sets each part of the committed paper_cpu archive against
-    # this checkout
-    card = (smoke_run / "reports" / "scorecard.md").read_text()
-    assert "against this checkout" in card
-    for part in ("tan", "em", "mrf", "lsbn", "shared rules (the study's part)"):
-        assert f"\n- {part}: commit " in card
+
     assert (dest / "MANIFEST.md").read_text().startswith("# Archive `smoke`: study")
 
     before = _files(root)
@@ -89,3 +85,44 @@ def test_archive_of_the_smoke_run(smoke_run, mirror):
         first = json.loads(before[f"{part}/manifest.json"])
         second = json.loads(after[f"{part}/manifest.json"])
         assert {k for k in first if first[k] != second[k]} <= {"date", "parts"}
+
+    # The archive as a run at another scale finds it: its scorecard sets each part against this
+    # checkout. Copied to archive/paper_cpu/ (where the smoke run looks), with paper_cpu.yaml's
+    # digest; then fit_mrf's recorded code and em's config values are made to differ.
+    other = smoke_run / "archive" / "paper_cpu"
+    shutil.copytree(root, other)
+    try:
+        digest = {
+            "file": "config/paper_cpu.yaml",
+            **config_digest(smoke_run / "config/paper_cpu.yaml"),
+        }
+        for part in ("tan", "em", "mrf", "lsbn", "study"):
+            path = other / part / "manifest.json"
+            manifest = json.loads(path.read_text())
+            manifest["config"] = dict(digest)
+            if part == "mrf":
+                manifest["code"]["fit_mrf"] = "0" * 16
+            if part == "em":
+                manifest["config"]["values_sha256"] = "0" * 64
+            path.write_text(json.dumps(manifest))
+        card = _run(["reports/scorecard.md", "--cores", "1", "--configfile", "config/smoke.yaml"],
+                    smoke_run, mirror)  # fmt: skip
+        assert card.returncode == 0, card.stdout[-3000:] + card.stderr[-3000:]
+        text = (smoke_run / "reports" / "scorecard.md").read_text()
+        states = dict(
+            line[2:].split(": commit ", 1) for line in text.splitlines() if ": commit " in line
+        )
+        assert set(states) == {"tan", "em", "mrf", "lsbn", "shared rules (the study's part)"}
+        assert states["tan"].endswith(": the code and config of this checkout")
+        assert states["lsbn"].endswith(": the code and config of this checkout")
+        assert states["shared rules (the study's part)"].endswith(
+            "the code and config of this checkout"
+        )
+        assert states["mrf"].endswith(": changed since: the code of fit_mrf")
+        assert states["em"].endswith(": changed since: config/paper_cpu.yaml")
+    finally:  # the smoke run as the other tests expect it: no archive at another scale, and
+        # every target of `rule all` rebuilt from that (the claims tables and what reads them)
+        shutil.rmtree(other)
+        back = _run(["--cores", "1", "--configfile", "config/smoke.yaml"], smoke_run, mirror)
+        assert back.returncode == 0, back.stdout[-3000:] + back.stderr[-3000:]
+    assert "against this checkout" not in (smoke_run / "reports" / "scorecard.md").read_text()
