@@ -30,7 +30,8 @@ for _paper in PAPERS:
             reports=lambda wildcards, input: str(Path(input.claims).parent.parent),
             exclude=[],
             rules=paper_rules(_paper),
-            rule_code=rule_code_versions,
+            # the paper's rules are defined above: their code versions are known here
+            rule_code=rule_code_versions(paper_rules(_paper)),
             parts={},
             benchmarks="logs/benchmarks",
             repo=workflow.basedir,
@@ -59,7 +60,7 @@ rule archive:
         reports="reports",
         exclude=list(PAPERS),
         rules=None,
-        rule_code=rule_code_versions,
+        rule_code=lambda wildcards: rule_code_versions(),
         parts={paper: archive_part(paper) for paper in PAPERS},
         benchmarks="logs/benchmarks",
         repo=workflow.basedir,

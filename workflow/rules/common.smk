@@ -87,16 +87,15 @@ def paper_rules(paper):
     )
 
 
-def rule_code_versions(wildcards=None):
-    """The code version (``params.code``) of every rule that has one, by rule name.
-
-    A params function, so that it sees all of the workflow's rules. An archive part records the
-    code its rules ran, and the scorecard compares the archived code with this checkout's.
-    """
+def rule_code_versions(names=None):
+    """The code version (``params.code``) of the named rules that have one (every such rule of
+    the workflow when None), by rule name. An archive part records the code its rules ran, and
+    the scorecard compares the archived code with this checkout's. Called from a params
+    function where it must see rules defined after the calling one."""
     codes = {}
     for r in workflow.rules:
         params = dict(r.params.items())
-        if isinstance(params.get("code"), str):
+        if (names is None or r.name in names) and isinstance(params.get("code"), str):
             codes[r.name] = params["code"]
     return canonical(codes)
 
