@@ -293,12 +293,30 @@ def test_config_digest_tells_a_change_of_values_from_one_of_comments(tmp_path):
         config_digest(cfg)
 
 
-def test_changed_since_a_part_without_code_versions_cannot_be_checked():
+def test_changed_since_a_part_without_code_versions_compares_its_config_only():
     old = {"config": {"file": "config/paper_cpu.yaml", "sha256": "cc"}}
-    assert changed_since(old, {"fit_mrf": "a"}, {"sha256": "cc"}) == [
-        "no code versions recorded (an archive older than them)"
-    ]
-    assert changed_since(_part({}), {"fit_mrf": "a"}, {"sha256": "cc"}) == []  # recorded, and empty
+    assert changed_since(old, {"fit_mrf": "a"}, {"sha256": "cc"}) == []
+    assert changed_since(old, {"fit_mrf": "a"}, {"sha256": "dd"})[0].startswith(
+        "config/paper_cpu.yaml"
+    )
+
+
+def test_manifest_leaves_code_out_when_none_given(reports, tmp_path):
+    files, skipped = archive_layout(reports, exclude=["em"])
+    kwargs = dict(
+        name="paper_cpu", part="study", config_file="config/paper_cpu.yaml",
+        config_sha256="0", git={"commit": "abc", "dirty": False}, machine={},
+        times=benchmark_times(tmp_path / "none"), files=files, skipped=skipped, date="d",
+    )  # fmt: skip
+    assert "code" not in build_manifest(**kwargs)
+    assert build_manifest(**kwargs, code={})["code"] == {}
+
+
+def test_config_digest_names_a_file_whose_keys_cannot_be_ordered(tmp_path):
+    cfg = tmp_path / "mixed.yaml"
+    cfg.write_text("1: a\nb: 2\n")
+    with pytest.raises(ValueError, match="mixed.yaml: a mapping's keys cannot be ordered"):
+        config_digest(cfg)
 
 
 def test_failed_write_keeps_previous_archive(reports, tmp_path):

@@ -8,12 +8,14 @@ from docutils.core import publish_parts
 
 from bnstudy.studies.claims import Catalog, Finding, assemble
 from bnstudy.studies.scorecard import (
+    CURRENT,
     NO_ARCHIVE,
     NOT_RUN,
     archive_states,
     archived_claims,
     archived_manifests,
     read_deviations,
+    recorded_rules,
     render_markdown,
     render_rst,
     scorecard,
@@ -178,28 +180,87 @@ def _manifest(commit, code, sha="cc"):
     }
 
 
-def test_archive_states_compare_each_part_with_this_checkout():
-    parts = {
+RULES = {"em": ["run_em_sharing"], "mrf": ["fit_mrf"], "tan": ["train_tan"], "lsbn": []}
+HEAD = "commit {}, 2026-12-04: "
+
+
+def _parts():
+    return {
         "em": _manifest("aaaaaaa1111", {"run_em_sharing": "e1"}),
         "mrf": _manifest("bbbbbbb2222", {"fit_mrf": "m1"}),
-        # the study's part times every rule; only the shared ones are its own to compare
+        # the study's part times every rule; those of no paper are the shared ones
         "study": _manifest(
             "bbbbbbb2222", {"run_em_sharing": "e1", "fit_mrf": "m1", "prepare_dataset": "d1"}
         ),
     }
+
+
+def test_archive_states_compare_each_part_with_this_checkout():
+    parts = _parts()
     code = {"run_em_sharing": "e1", "fit_mrf": "m2", "prepare_dataset": "d1"}
-    states = archive_states(parts, code, {"sha256": "cc"})
-    assert states["em"] == "commit aaaaaaa, 2026-12-04: the code and config of this checkout"
-    assert states["mrf"] == "commit bbbbbbb, 2026-12-04: changed since: the code of fit_mrf"
-    assert states["study"].endswith("the code and config of this checkout")
-    states = archive_states(parts, {**code, "prepare_dataset": "d2"}, {"sha256": "other"})
-    assert states["study"].endswith(
-        "the code of prepare_dataset; config/paper_cpu.yaml (its text: the part records no hash "
-        "of its values)"
+    states = archive_states(parts, code, {"sha256": "cc"}, RULES)
+    assert states["em"] == HEAD.format("aaaaaaa") + CURRENT
+    assert states["mrf"] == HEAD.format("bbbbbbb") + "changed since: the code of fit_mrf"
+    assert states["study"] == HEAD.format("bbbbbbb") + CURRENT  # fit_mrf is mrf's, not shared
+    states = archive_states(parts, {**code, "prepare_dataset": "d2"}, {"sha256": "other"}, RULES)
+    text = "config/paper_cpu.yaml (its text: the part records no hash of its values)"
+    assert states["study"].endswith(f"changed since: the code of prepare_dataset; {text}")
+    # a shared rule's change reaches every paper's sentence
+    assert states["em"].endswith(
+        f"changed since: {text}; the shared rules: the code of prepare_dataset"
     )
-    assert "changed since: config/paper_cpu.yaml" in states["em"]
-    old = {k: v for k, v in parts["em"].items() if k != "code"}
-    assert "no code versions recorded" in archive_states({"em": old}, code, None)["em"]
+
+
+def test_archive_states_say_what_could_not_be_checked():
+    parts, code = _parts(), {"run_em_sharing": "e1", "fit_mrf": "m1", "prepare_dataset": "d1"}
+    alone = archive_states({"em": parts["em"]}, code, {"sha256": "cc"}, RULES)
+    assert (
+        alone["em"]
+        == HEAD.format("aaaaaaa") + f"{CURRENT}; not checked: the shared rules (no study part)"
+    )
+    old_study = {k: v for k, v in parts["study"].items() if k != "code"}
+    states = archive_states({**parts, "study": old_study}, code, {"sha256": "cc"}, RULES)
+    assert states["em"].endswith(
+        "not checked: the shared rules (the study part records no code versions)"
+    )
+    assert states["study"].endswith(
+        "not checked: the code (no code versions recorded: an older archive)"
+    )
+    old_em = {k: v for k, v in parts["em"].items() if k != "code"}
+    states = archive_states({"em": old_em}, code, {"sha256": "cc"}, RULES)
+    assert states["em"] == (
+        HEAD.format("aaaaaaa")
+        + f"{CURRENT}; not checked: the code (no code versions recorded: an older archive)"
+    )
+    # no config file of the archived scale in this checkout; a part from a dirty tree
+    dirty = {**parts["em"], "git": {"commit": "aaaaaaa1111", "dirty": True}}
+    states = archive_states({**parts, "em": dirty}, code, None, RULES)
+    assert states["em"] == (
+        "commit aaaaaaa (dirty tree), 2026-12-04: changed since: config/paper_cpu.yaml is not "
+        "in this checkout"
+    )
+    # a paper part missing: its rules are still not taken for shared ones
+    states = archive_states(
+        {"em": parts["em"], "study": parts["study"]}, code, {"sha256": "cc"}, RULES
+    )
+    assert states["study"] == HEAD.format("bbbbbbb") + CURRENT
+    states = archive_states(
+        {"em": parts["em"], "study": parts["study"]},
+        {**code, "fit_mrf": "m9"},
+        {"sha256": "cc"},
+        RULES,
+    )
+    assert states["em"] == HEAD.format("aaaaaaa") + CURRENT
+
+
+def test_recorded_rules_reads_the_manifests(tmp_path):
+    a, b, bad = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "bad.json"
+    a.write_text('{"code": {"fit_mrf": "1", "simulate_mrf_data": "2"}}')
+    b.write_text('{"git": {}}')
+    bad.write_text("{")
+    assert recorded_rules({"mrf": a, "study": b}) == ["fit_mrf", "simulate_mrf_data"]
+    with pytest.raises(ValueError, match="bad.json: not a readable archive manifest"):
+        recorded_rules({"em": bad})
 
 
 def test_archive_states_appear_in_the_scorecard_and_its_pages(repo_root):
@@ -211,7 +272,7 @@ def test_archive_states_appear_in_the_scorecard_and_its_pages(repo_root):
     )
     assert card.set_index("paper")["archive_state"].to_dict() == {"tan": "", "em": states["em"]}
     dev = read_deviations(repo_root / "workflow/published/deviations.tsv")
-    study = "commit aaaaaaa, 2026-12-04: the code and config of this checkout"
+    study = "commit aaaaaaa, 2026-12-04: " + CURRENT
     text = render_markdown(card, dev, study_state=study)
     assert f"- em: {states['em']}" in text
     assert f"- shared rules (the study's part): {study}" in text

@@ -27,6 +27,7 @@ from bnstudy.studies.scorecard import (
     ARCHIVE_SCALE,
     archived_claims,
     archived_manifests,
+    recorded_rules,
     study_scale,
 )
 from bnstudy.studies.tan.names import ML_MODELS as TAN_ML_MODELS
@@ -90,8 +91,9 @@ def paper_rules(paper):
 def rule_code_versions(names=None):
     """The code version (``params.code``) of the named rules that have one (every such rule of
     the workflow when None), by rule name. An archive part records the code its rules ran, and
-    the scorecard compares the archived code with this checkout's. Called from a params
-    function where it must see rules defined after the calling one."""
+    the scorecard compares the archived code with this checkout's. It sees the rules defined so
+    far: a rule's params call it directly only for rules included before its own (a paper's
+    archive part, in archive.smk), and from a params function otherwise."""
     codes = {}
     for r in workflow.rules:
         params = dict(r.params.items())

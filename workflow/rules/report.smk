@@ -137,9 +137,12 @@ rule make_scorecard:
         papers=list(PAPERS),
         archived=lambda wildcards: scorecard_archive(),
         manifests=lambda wildcards: scorecard_manifests(),
-        rule_code=lambda wildcards: (
-            rule_code_versions() if scorecard_manifests() else {}
+        # this checkout's code versions of the rules the archived parts record (and no other:
+        # an edit to a rule outside them does not rerun the scorecard)
+        rule_code=lambda wildcards: rule_code_versions(
+            recorded_rules(scorecard_manifests())
         ),
+        paper_rules={paper: paper_rules(paper) for paper in PAPERS},
     message:
         "The claims scorecard"
     script:

@@ -42,6 +42,7 @@ def main(
 ):
     files, skipped = archive_layout(reports, exclude=exclude)
     times = benchmark_times(benchmarks, rules)
+    timed = set(times["rule"])
     manifest = build_manifest(
         name=name,
         part=part,
@@ -57,7 +58,7 @@ def main(
         date=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         parts=parts,
         # the code of the rules it times: every job of the DAG is up to date, so ran this code
-        code={rule: code for rule, code in rule_code.items() if rule in set(times["rule"])},
+        code={rule: code for rule, code in rule_code.items() if rule in timed},
     )
     write_archive(dest, files, manifest)
     logger.info(

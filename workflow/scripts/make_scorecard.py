@@ -41,10 +41,12 @@ def main(
     manifests: dict | None = None,
     rule_code: dict | None = None,
     archive_config: str | None = None,
+    paper_rules: dict | None = None,
 ) -> None:
     parts = {part: _manifest(path) for part, path in (manifests or {}).items()}
+    # None: this checkout has no config file of the archived scale (the states say so)
     config = config_digest(archive_config) if archive_config else None
-    states = archive_states(parts, rule_code or {}, config) if parts else {}
+    states = archive_states(parts, rule_code or {}, config, paper_rules or {}) if parts else {}
     card = scorecard(
         {paper: read_claims(path) for paper, path in claims.items()},
         {paper: read_claims(path) for paper, path in archived.items()},
@@ -78,4 +80,5 @@ if __name__ == "__main__":
         archive_config=snakemake.input.archive_config[0]
         if snakemake.input.archive_config
         else None,
+        paper_rules=snakemake.params.paper_rules,
     )

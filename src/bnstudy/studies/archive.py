@@ -90,7 +90,10 @@ def config_digest(path: str | os.PathLike) -> dict[str, str]:
         values = yaml.safe_load(text)
     except yaml.YAMLError as err:
         raise ValueError(f"{path}: not a readable YAML config ({err})") from err
-    canonical = json.dumps(values, sort_keys=True, separators=(",", ":"), default=str)
+    try:
+        canonical = json.dumps(values, sort_keys=True, separators=(",", ":"), default=str)
+    except TypeError as err:  # a mapping with keys of mixed types cannot be sorted
+        raise ValueError(f"{path}: a mapping's keys cannot be ordered ({err})") from err
     return {
         "sha256": hashlib.sha256(text).hexdigest(),
         "values_sha256": hashlib.sha256(canonical.encode()).hexdigest(),
@@ -341,9 +344,9 @@ def build_manifest(
     maps each rule of the part to its code version (``params.code``: the hash of its script and
     every library module the script reaches, :func:`bnstudy.provenance.code_version`); the
     archive is written after every job of its DAG is up to date, so each job ran that code.
-    :func:`changed_since` compares it with a later checkout's. Only ``date`` and ``machine``
-    depend on when and where the archive is written; everything else follows from the run's
-    files, the config, the commit and the code.
+    :func:`changed_since` compares it with a later checkout's; None leaves it out. Only
+    ``date`` and ``machine`` depend on when and where the archive is written; everything else
+    follows from the run's files, the config, the commit and the code.
     """
     per_rule = [
         {
@@ -368,7 +371,7 @@ def build_manifest(
                 else {k: config_sha256[k] for k in sorted(config_sha256)}
             ),
         },
-        "code": {rule: str(code[rule]) for rule in sorted(code or {})},
+        **({"code": {rule: str(code[rule]) for rule in sorted(code)}} if code is not None else {}),
         "machine": dict(machine),
         "time": {
             "jobs": sum(r["jobs"] for r in per_rule),
@@ -453,7 +456,7 @@ def render_markdown(manifest: Mapping) -> str:
 def changed_since(
     manifest: Mapping, code: Mapping[str, str], config: Mapping[str, str] | None = None
 ) -> list[str]:
-    """What differs between an archive part and a checkout: empty when nothing does.
+    """What differs between an archive part and a checkout: empty when nothing compared does.
 
     Parameters
     ----------
@@ -464,16 +467,17 @@ def changed_since(
     config : mapping, optional
         The :func:`config_digest` of the checkout's config file of the archived run (its
         ``config.file``): compared by its values where the part records their hash, else by
-        the file's bytes.
+        the file's bytes; not compared when None.
 
     Returns
     -------
     list of str
         One phrase per difference: the archived rules whose code changed or that are gone from
-        the checkout, the config file if it changed, or that the part records no code versions
-        (an archive written before they were recorded: its code cannot be checked). Rules of the
-        checkout that the part does not have are not compared: a rule outside the archived
-        run's DAG is not part of it (``tests/test_committed_archive.py`` checks the DAG).
+        the checkout, and the config file if it changed. Rules of the checkout that the part
+        does not have are not compared: a rule outside the archived run's DAG is not part of it
+        (``tests/test_committed_archive.py`` checks the DAG). A part that records no code
+        versions (an archive written before they were recorded) has its config compared only;
+        :func:`bnstudy.studies.scorecard.archive_states` says that its code was not checked.
 
     Examples
     --------
@@ -486,16 +490,13 @@ def changed_since(
     ['the code of fit_mrf', 'rules removed since: old', 'config/paper_cpu.yaml']
     """
     changes = []
-    archived = manifest.get("code")
-    if archived is None:
-        changes.append("no code versions recorded (an archive older than them)")
-    else:
-        changed = sorted(r for r in archived if r in code and archived[r] != code[r])
-        gone = sorted(set(archived) - set(code))
-        if changed:
-            changes.append("the code of " + ", ".join(changed))
-        if gone:
-            changes.append("rules removed since: " + ", ".join(gone))
+    archived = manifest.get("code") or {}
+    changed = sorted(r for r in archived if r in code and archived[r] != code[r])
+    gone = sorted(set(archived) - set(code))
+    if changed:
+        changes.append("the code of " + ", ".join(changed))
+    if gone:
+        changes.append("rules removed since: " + ", ".join(gone))
     archived_config = manifest.get("config", {})
     if config is not None:
         name = str(archived_config.get("file", "the config file"))

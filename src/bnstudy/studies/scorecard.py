@@ -20,8 +20,9 @@ Examples
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -38,6 +39,7 @@ from bnstudy.studies.claims import (
 
 __all__ = [
     "ARCHIVE_SCALE",
+    "CURRENT",
     "DEVIATION_COLUMNS",
     "NOT_RUN",
     "NO_ARCHIVE",
@@ -47,6 +49,7 @@ __all__ = [
     "archived_manifests",
     "beside_archive",
     "read_deviations",
+    "recorded_rules",
     "render_markdown",
     "render_rst",
     "scorecard",
@@ -110,8 +113,33 @@ def archived_manifests(root: str | os.PathLike = ".", scale: str = ARCHIVE_SCALE
     return {p: str(path) for p, path in paths.items() if path.is_file()}
 
 
+def recorded_rules(manifests: Mapping[str, str | os.PathLike]) -> list[str]:
+    """The rules whose code versions the archived parts record (paths of ``manifest.json``).
+
+    Raises
+    ------
+    ValueError
+        If a manifest is not readable JSON (naming the file).
+    """
+    rules = set()
+    for path in manifests.values():
+        try:
+            manifest = json.loads(Path(path).read_text())
+        except (OSError, json.JSONDecodeError) as err:
+            raise ValueError(f"{path}: not a readable archive manifest ({err})") from err
+        rules |= set(manifest.get("code") or {})
+    return sorted(rules)
+
+
+#: What a part's sentence says when nothing it records differs from the checkout.
+CURRENT = "the rule code and config values of this checkout"
+
+
 def archive_states(
-    manifests: Mapping[str, Mapping], code: Mapping[str, str], config: Mapping[str, str] | None
+    manifests: Mapping[str, Mapping],
+    code: Mapping[str, str],
+    config: Mapping[str, str] | None,
+    paper_rules: Mapping[str, Collection[str]],
 ) -> dict[str, str]:
     """Per archived part, its commit and date and what this checkout changed since.
 
@@ -119,39 +147,74 @@ def archive_states(
     ----------
     manifests : mapping of part to mapping
         The parts' ``manifest.json`` contents (:mod:`bnstudy.studies.archive`): papers, and
-        ``"study"``, whose code is compared only for the rules no paper's part records (data,
-        network samples, the report's own tables).
+        ``"study"``, whose rules outside every paper's (data, network samples, the report's own
+        tables) are the shared rules that every paper's results rest on.
     code : mapping of rule to str
-        The code version of every rule in this checkout (``params.code``).
+        The code version of the archived rules in this checkout (``params.code``).
     config : mapping or None
         This checkout's config file of the archived scale, hashed
-        (:func:`bnstudy.studies.archive.config_digest`).
+        (:func:`bnstudy.studies.archive.config_digest`); None where the file is not in it.
+    paper_rules : mapping of paper to collection of str
+        Each paper's rules (``workflow/rules/<paper>.smk``).
+
+    Returns
+    -------
+    dict of part to str
+        ``"commit <sha>, <date>: "`` (``(dirty tree)`` after the sha where it was), then either
+        :data:`CURRENT` or what changed since (:func:`~bnstudy.studies.archive.changed_since`;
+        a paper's sentence adds its shared rules'), and what could not be checked: the code of a
+        part that records no code versions, the shared rules where no study part records them.
+        Compared are each rule's script with the library modules it reaches, and the config's
+        values; not the rule's definition in ``workflow/rules/`` nor the packages' versions
+        (the provenance table records those).
 
     Examples
     --------
-    >>> part = {"git": {"commit": "586f844abc"}, "date": "2026-12-04T01:00:00Z",
+    >>> part = {"git": {"commit": "586f844abc", "dirty": False}, "date": "2026-12-04T01:00:00Z",
     ...         "config": {"file": "config/paper_cpu.yaml", "sha256": "cc"},
     ...         "code": {"fit_mrf": "aa"}}
-    >>> archive_states({"mrf": part}, {"fit_mrf": "aa"}, {"sha256": "cc"})
-    {'mrf': 'commit 586f844, 2026-12-04: the code and config of this checkout'}
-    >>> archive_states({"mrf": part}, {"fit_mrf": "a2"}, {"sha256": "cc"})["mrf"]
-    'commit 586f844, 2026-12-04: changed since: the code of fit_mrf'
+    >>> study = {**part, "code": {"fit_mrf": "aa", "sample_network": "ss"}}
+    >>> rules = {"mrf": ["fit_mrf"]}
+    >>> archive_states({"mrf": part, "study": study}, {"fit_mrf": "aa", "sample_network": "ss"},
+    ...                {"sha256": "cc"}, rules)["mrf"]
+    'commit 586f844, 2026-12-04: the rule code and config values of this checkout'
+    >>> archive_states({"mrf": part, "study": study}, {"fit_mrf": "a2", "sample_network": "s2"},
+    ...                {"sha256": "cc"}, rules)["mrf"]
+    'commit 586f844, 2026-12-04: changed since: the code of fit_mrf; the shared rules: the code of sample_network'
+    >>> archive_states({"mrf": part}, {"fit_mrf": "aa"}, {"sha256": "cc"}, rules)["mrf"]
+    'commit 586f844, 2026-12-04: the rule code and config values of this checkout; not checked: the shared rules (no study part)'
     """
-    paper_rules = {r for p, m in manifests.items() if p != "study" for r in m.get("code") or {}}
+    in_papers = {r for rules in paper_rules.values() for r in rules}
+    study = manifests.get("study")
+    shared = None  # the study part's shared rules, as a part to compare
+    if study is not None and study.get("code"):
+        shared = {"code": {r: c for r, c in study["code"].items() if r not in in_papers}}
     states = {}
     for part, manifest in manifests.items():
-        if part == "study" and manifest.get("code"):
-            shared = {r: c for r, c in manifest["code"].items() if r not in paper_rules}
-            manifest = {**manifest, "code": shared}
+        recorded = bool(manifest.get("code"))
+        if part == "study":
+            manifest = {**manifest, **(shared or {"code": {}})}
         changes = changed_since(manifest, code, config)
-        commit = str((manifest.get("git") or {}).get("commit") or "unknown")[:7]
-        head = f"commit {commit}, {str(manifest.get('date') or 'undated')[:10]}"
-        what = (
-            "changed since: " + "; ".join(changes)
-            if changes
-            else "the code and config of this checkout"
+        if config is None:
+            changes.append(f"{(manifest.get('config') or {}).get('file')} is not in this checkout")
+        unchecked = [] if recorded else ["the code (no code versions recorded: an older archive)"]
+        if part != "study" and recorded:
+            if shared is None:
+                unchecked.append(
+                    "the shared rules (no study part)"
+                    if study is None
+                    else "the shared rules (the study part records no code versions)"
+                )
+            else:
+                changes += [f"the shared rules: {c}" for c in changed_since(shared, code)]
+        git = manifest.get("git") or {}
+        commit = str(git.get("commit") or "unknown")[:7] + (
+            " (dirty tree)" if git.get("dirty") else ""
         )
-        states[part] = f"{head}: {what}"
+        what = "changed since: " + "; ".join(changes) if changes else CURRENT
+        if unchecked:
+            what += "; not checked: " + "; ".join(unchecked)
+        states[part] = f"commit {commit}, {str(manifest.get('date') or 'undated')[:10]}: {what}"
     return states
 
 
