@@ -122,6 +122,19 @@ def test_run_comes_from_this_history_with_its_config(path):
     )
 
 
+@pytest.mark.parametrize("path", MANIFESTS, ids=_id)
+def test_code_versions_are_those_of_the_rules_timed(path):
+    """Each part records the code version of every rule it times, and of no other."""
+    manifest = _load(path)
+    assert "code" in manifest, (
+        f"{path}: no code versions recorded; rerun its archive target on the run's checkout"
+    )
+    timed = {r["rule"] for r in manifest["time"]["per_rule"]}
+    assert set(manifest["code"]) == timed, path
+    assert all(len(c) == 16 and int(c, 16) >= 0 for c in manifest["code"].values()), path
+    assert "values_sha256" in manifest["config"], path
+
+
 def _cost_model():
     """benchmarks/cost_model.py as a module (its ``plan`` builds a config's DAG)."""
     import importlib.util
