@@ -28,6 +28,13 @@ learning rates together (``--lr-pair``)
     this is one setting of ``paper_cpu.yaml`` at both learning rates, the choice
     :func:`~bnstudy.studies.tan.run_tan_experiments` makes per structure kind (together for
     fixed structures, apart for learned ones).
+phases (``--phases``)
+    Where a step's time goes: the steps of one epoch of the ``S`` settings as one batch and of
+    one setting alone, each step cut into its phases (forward, loss, backward, optimizer update),
+    as :meth:`~bnstudy.classifiers.BatchedTrainer.step` runs them. Printed per phase: seconds per
+    setting-step of each (the batch's divided by ``S``) and their ratio, the speed-up batching
+    gives that phase. A phase whose work is per setting has a ratio near 1; one that is mostly
+    dispatch has a ratio near ``S``.
 vectorized vs loop (``--vs-loop``)
     One setting of our vectorized model (one gather per mini-batch) versus a per-feature
     Python-loop model, the authors' design (``TanBayesNetClassifierSubset`` in
@@ -41,6 +48,7 @@ Run from the repository root (``PYTHONPATH=src`` outside the installed environme
     .venv/bin/python benchmarks/bench_tan_training.py --model nb tan_random --settings 10
     .venv/bin/python benchmarks/bench_tan_training.py --lr-pair --settings 2 \\
         --model nb tan_random tan_subset --repeats 5
+    .venv/bin/python benchmarks/bench_tan_training.py --phases --settings 10 --repeats 5
 """
 
 from __future__ import annotations
@@ -209,20 +217,120 @@ def epoch_seconds(settings, seeds, data, batch, device, clock) -> float:
     by ``clock`` (``time.process_time``: CPU seconds of this process, steadier than wall time
     on a shared machine; ``time.perf_counter``: wall time).
     """
-    # imported here: the reference script imports this module with an older bnstudy
-    from bnstudy.classifiers import BatchedTrainer, TrainSetting
-
-    specs = [TrainSetting.from_mapping(st, i, data[4].size) for i, st in enumerate(settings)]
-    trainer = BatchedTrainer(
-        specs, *data, seeds=seeds, n_epochs=1, batch_size=batch, lr_structure=1e-3,
-        lr_decay=1e-3, tau_start=10.0, tau_end=0.1, init="uniform", adam="auto", device=device,
-        dtype=torch.float32,
-    )  # fmt: skip
+    trainer = make_trainer(settings, seeds, data, batch, device)
     if device.type == "cuda":
         torch.cuda.synchronize()
     t0 = clock()
     trainer.train_epoch(0)  # ends by copying the losses to the host (synchronizes)
     return clock() - t0
+
+
+#: The phases of :meth:`~bnstudy.classifiers.BatchedTrainer.step`, in order.
+PHASES = ("forward", "loss", "backward", "update")
+
+
+def make_trainer(settings, seeds, data, batch, device):
+    """:func:`bnstudy.classifiers.train_batched`'s trainer for these settings, as one batch."""
+    # imported here: the reference script imports this module with an older bnstudy
+    from bnstudy.classifiers import BatchedTrainer, TrainSetting
+
+    specs = [TrainSetting.from_mapping(st, i, data[4].size) for i, st in enumerate(settings)]
+    return BatchedTrainer(
+        specs, *data, seeds=seeds, n_epochs=1, batch_size=batch, lr_structure=1e-3,
+        lr_decay=1e-3, tau_start=10.0, tau_end=0.1, init="uniform", adam="auto", device=device,
+        dtype=torch.float32,
+    )  # fmt: skip
+
+
+def phase_step(trainer, xb, yb, noise, tau, clock, sync) -> tuple[torch.Tensor, np.ndarray]:
+    """:meth:`~bnstudy.classifiers.BatchedTrainer.step`, its phases timed by ``clock``.
+
+    The same operations in the same order (a test holds the two to equal parameters); returns
+    the loss per setting and the seconds of each phase of :data:`PHASES`.
+    """
+    from bnstudy.classifiers import straight_through_gumbel_softmax
+
+    model, marks = trainer.model, [clock()]
+
+    def mark():
+        sync()
+        marks.append(clock())
+
+    if noise is None:
+        log_joint = model.log_joint_states(xb)
+    else:
+        one_hot = straight_through_gumbel_softmax(model.phi, noise, tau)
+        log_joint = model.log_joint_straight_through(xb, one_hot)
+    mark()
+    loss = hybrid_loss(log_joint, yb, trainer.lam, trainer.gamma, trainer.eta)
+    mark()
+    loss.sum().backward()
+    mark()
+    trainer.opt_theta.step()
+    trainer.opt_theta.zero_grad(set_to_none=not trainer.learned)
+    if trainer.opt_phi is not None:
+        trainer.opt_phi.step()
+        trainer.opt_phi.zero_grad()
+    mark()
+    return loss.detach(), np.diff(marks)
+
+
+def phase_seconds(trainer, clock) -> np.ndarray:
+    """Seconds of each phase, summed over the steps of one epoch of ``trainer``."""
+    sync = torch.cuda.synchronize if trainer.device.type == "cuda" else (lambda: None)
+    tau = float(trainer.taus[0])
+    trainer.set_epoch_lr(0)
+    perms, noise = trainer.epoch_draws()
+    total, bs = np.zeros(len(PHASES)), trainer.batch_size
+    for b in range(trainer.n_batches):
+        idx = perms[:, b * bs : (b + 1) * bs]
+        xb, yb = trainer.x_train[idx], trainer.y_train[idx]
+        noise_b = None if noise is None else noise[b]
+        total += phase_step(trainer, xb, yb, noise_b, tau, clock, sync)[1]
+    return total
+
+
+def bench_phases(shape: str, args, device: torch.device, model: str = "tan_subset") -> list[dict]:
+    """Per-phase seconds per setting-step, batched and alone, at every ``S`` of ``args.settings``."""
+    _, n_classes, batch, _ = SHAPES[shape]
+    x, y, n_states = make_data(shape, args.n_train + 1000, args.seed)
+    cand = candidate_parents("subset", n_states.size, K=K, rng=np.random.default_rng(args.seed))
+    data = (x[: args.n_train], y[: args.n_train], x[-1000:], y[-1000:], n_states, n_classes)
+    steps = args.n_train // batch
+    print(f"\n{shape}, {MODELS[model]}: phases of {steps} steps, {args.repeats} repeats")
+    out = []
+    for n_set in args.settings:
+        settings = settings_for(cand, n_set, model, args.lrs)
+        together = make_trainer(settings, list(range(n_set)), data, batch, device)
+        alone = make_trainer(settings[:1], [0], data, batch, device)
+        phase_seconds(together, args.clock_fn)  # untimed: the first epoch pays for allocations
+        phase_seconds(alone, args.clock_fn)
+        t_b, t_a = [], []
+        for _ in range(args.repeats):  # alternate, so both see the same machine load
+            t_b.append(phase_seconds(together, args.clock_fn) / (n_set * steps))
+            t_a.append(phase_seconds(alone, args.clock_fn) / steps)
+        med_b, med_a = np.median(t_b, axis=0), np.median(t_a, axis=0)
+        print(
+            f"S = {n_set}: {'phase':<9} {'batched ms/setting-step':>24} {'alone ms/step':>14} "
+            f"{'alone/batched':>14} {'share of alone':>15}"
+        )
+        rows = zip([*PHASES, "step"], [*med_b, med_b.sum()], [*med_a, med_a.sum()], strict=True)
+        for name, b, a in rows:
+            print(
+                f"{'':>{len(str(n_set)) + 6}} {name:<9} {1e3 * b:>24.3f} {1e3 * a:>14.3f} "
+                f"{a / b:>13.2f}x {a / med_a.sum():>14.0%}"
+            )
+            out.append(
+                {
+                    "shape": shape,
+                    "model": model,
+                    "S": n_set,
+                    "phase": name,
+                    "batched": b,
+                    "alone": a,
+                }
+            )
+    return out
 
 
 #: Times one epoch of ``train_batched`` of another source tree (``--reference-src``, e.g. a
@@ -351,6 +459,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
     parser.add_argument("--vs-loop", action="store_true", help="also time the per-feature loop")
     parser.add_argument(
+        "--phases",
+        action="store_true",
+        help="time each phase of a step (forward, loss, backward, update) instead",
+    )
+    parser.add_argument(
         "--lr-pair",
         action="store_true",
         help="settings alternate the learning rates 3e-3 and 3e-2 (default: all 3e-3)",
@@ -382,7 +495,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--reference-src times TAN Subset only")
     for shape in args.shapes:
         for model in args.model:
-            bench_batched(shape, args, device, model)
+            (bench_phases if args.phases else bench_batched)(shape, args, device, model)
         if args.vs_loop:
             bench_loop(shape, args, device)
 

@@ -1,0 +1,52 @@
+"""benchmarks/bench_tan_training.py: the phase-timed step is the trainer's step."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+_spec = importlib.util.spec_from_file_location(
+    "bench_tan_training", ROOT / "benchmarks" / "bench_tan_training.py"
+)
+btt = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(btt)
+
+
+@pytest.mark.parametrize("model", ["tan_subset", "nb"])
+def test_phase_step_takes_the_trainers_step(model):
+    """Three steps of phase_step leave every parameter where BatchedTrainer.step leaves it."""
+    x, y, n_states = btt.make_data("satimage", 400, seed=3)
+    cand = btt.candidate_parents("subset", n_states.size, K=btt.K, rng=np.random.default_rng(3))
+    settings = btt.settings_for(cand, 2, model)
+    data = (x[:300], y[:300], x[300:], y[300:], n_states, 6)
+    trainers = [btt.make_trainer(settings, [0, 1], data, 50, torch.device("cpu")) for _ in "ab"]
+    draws = []
+    for trainer in trainers:
+        trainer.set_epoch_lr(0)
+        draws.append(trainer.epoch_draws())
+    tau = float(trainers[0].taus[0])
+    for b in range(3):
+        idx = draws[0][0][:, b * 50 : (b + 1) * 50]
+        noise = None if draws[0][1] is None else draws[0][1][b]
+        xb, yb = trainers[0].x_train[idx], trainers[0].y_train[idx]
+        loss_ref, _ = trainers[0].step(xb, yb, noise, tau)
+        loss, seconds = btt.phase_step(
+            trainers[1], xb, yb, noise, tau, time.perf_counter, lambda: None
+        )
+        torch.testing.assert_close(loss, loss_ref.detach(), rtol=0, atol=0)
+        assert seconds.shape == (len(btt.PHASES),) and np.all(seconds >= 0)
+    for (name, p), q in zip(
+        trainers[0].model.named_parameters(), trainers[1].model.parameters(), strict=True
+    ):
+        torch.testing.assert_close(q, p, rtol=0, atol=0, msg=name)
+    if model == "tan_subset":  # the structure logits moved: the steps did train them
+        phi = trainers[1].model.phi.detach()
+        assert torch.count_nonzero(phi[torch.isfinite(phi)]) > 0
