@@ -2,21 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
+import bench_dag_jobs as dag
 import numpy as np
 import pandas as pd
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))  # the script imports its siblings
-_spec = importlib.util.spec_from_file_location(
-    "bench_dag_jobs", ROOT / "benchmarks" / "bench_dag_jobs.py"
-)
-dag = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(dag)
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 

@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import time
-from pathlib import Path
 
+import bench_tan_training as btt
 import numpy as np
 import pytest
 import torch
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-_spec = importlib.util.spec_from_file_location(
-    "bench_tan_training", ROOT / "benchmarks" / "bench_tan_training.py"
-)
-btt = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(btt)
 
 
 @pytest.mark.parametrize("model", ["tan_subset", "nb"])

@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import textwrap
 from pathlib import Path
 
+import cost_model as cm
 import numpy as np
 import pandas as pd
 import pytest
 
 from bnstudy.parameters.sharing import gradual_sharing_sets
-
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("cost_model", ROOT / "benchmarks" / "cost_model.py")
-cm = importlib.util.module_from_spec(_spec)
-sys.modules["cost_model"] = cm
-_spec.loader.exec_module(cm)
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 

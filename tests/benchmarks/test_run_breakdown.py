@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-_spec = importlib.util.spec_from_file_location(
-    "run_breakdown", ROOT / "benchmarks" / "run_breakdown.py"
-)
-rb = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(rb)
+import run_breakdown as rb
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 PATTERNS = {
