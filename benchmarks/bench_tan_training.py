@@ -100,6 +100,18 @@ def make_data(shape: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np
     return x, y, n_states
 
 
+def bench_data(shape: str, args) -> tuple[tuple, np.ndarray]:
+    """Training rows, 1,000 test rows and TAN Subset's candidates of one shape, from ``args``.
+
+    Returns ``(x_train, y_train, x_test, y_test, n_states, n_classes)`` and the candidates.
+    """
+    n_classes = SHAPES[shape][1]
+    x, y, n_states = make_data(shape, args.n_train + 1000, args.seed)
+    cand = candidate_parents("subset", n_states.size, K=K, rng=np.random.default_rng(args.seed))
+    data = (x[: args.n_train], y[: args.n_train], x[-1000:], y[-1000:], n_states, n_classes)
+    return data, cand
+
+
 class LoopTAN(torch.nn.Module):
     """Per-feature Python-loop TAN Subset (the authors' TensorFlow design, in torch)."""
 
@@ -292,10 +304,8 @@ def phase_seconds(trainer, clock) -> np.ndarray:
 
 def bench_phases(shape: str, args, device: torch.device, model: str = "tan_subset") -> list[dict]:
     """Per-phase seconds per setting-step, batched and alone, at every ``S`` of ``args.settings``."""
-    _, n_classes, batch, _ = SHAPES[shape]
-    x, y, n_states = make_data(shape, args.n_train + 1000, args.seed)
-    cand = candidate_parents("subset", n_states.size, K=K, rng=np.random.default_rng(args.seed))
-    data = (x[: args.n_train], y[: args.n_train], x[-1000:], y[-1000:], n_states, n_classes)
+    batch = SHAPES[shape][2]
+    data, cand = bench_data(shape, args)
     steps = args.n_train // batch
     print(f"\n{shape}, {MODELS[model]}: phases of {steps} steps, {args.repeats} repeats")
     out = []
@@ -371,9 +381,8 @@ def reference_seconds(src: str, shape: str, n_set: int, args, batched: bool) -> 
 def bench_batched(shape: str, args, device: torch.device, model: str = "tan_subset") -> list[dict]:
     """Batched vs sequential epochs at every ``S`` of ``args.settings``; prints one line per S."""
     _, n_classes, batch, paper_rows = SHAPES[shape]
-    x, y, n_states = make_data(shape, args.n_train + 1000, args.seed)
-    cand = candidate_parents("subset", n_states.size, K=K, rng=np.random.default_rng(args.seed))
-    data = (x[: args.n_train], y[: args.n_train], x[-1000:], y[-1000:], n_states, n_classes)
+    data, cand = bench_data(shape, args)
+    n_states = data[4]
     rows_per_epoch = (args.n_train // batch) * batch
     print(
         f"\n{shape}: D={n_states.size}, states {n_states.min()}..{n_states.max()}, {n_classes} "
@@ -427,11 +436,9 @@ def bench_batched(shape: str, args, device: torch.device, model: str = "tan_subs
 
 def bench_loop(shape: str, args, device: torch.device) -> None:
     """Our vectorized model vs the per-feature loop model, one setting, alternating epochs."""
-    _, n_classes, batch, paper_rows = SHAPES[shape]
-    x, y, n_states = make_data(shape, args.n_train + 1000, args.seed)
-    cand = candidate_parents("subset", n_states.size, K=K, rng=np.random.default_rng(args.seed))
-    xt, yt = x[: args.n_train], y[: args.n_train]
-    data = (xt, yt, x[-1000:], y[-1000:], n_states, n_classes)
+    batch = SHAPES[shape][2]
+    data, cand = bench_data(shape, args)
+    xt, yt, _, _, n_states, n_classes = data
     setting = settings_for(cand, 1)
     t_vec, t_loop = [], []
     for r in range(args.repeats):

@@ -18,14 +18,13 @@ def test_phase_step_takes_the_trainers_step(model):
     settings = btt.settings_for(cand, 2, model)
     data = (x[:300], y[:300], x[300:], y[300:], n_states, 6)
     trainers = [btt.make_trainer(settings, [0, 1], data, 50, torch.device("cpu")) for _ in "ab"]
-    draws = []
     for trainer in trainers:
         trainer.set_epoch_lr(0)
-        draws.append(trainer.epoch_draws())
+    perms, draws = trainers[0].epoch_draws()  # both steps take the same batches and noise
     tau = float(trainers[0].taus[0])
     for b in range(3):
-        idx = draws[0][0][:, b * 50 : (b + 1) * 50]
-        noise = None if draws[0][1] is None else draws[0][1][b]
+        idx = perms[:, b * 50 : (b + 1) * 50]
+        noise = None if draws is None else draws[b]
         xb, yb = trainers[0].x_train[idx], trainers[0].y_train[idx]
         loss_ref, _ = trainers[0].step(xb, yb, noise, tau)
         loss, seconds = btt.phase_step(
