@@ -2,8 +2,9 @@
 
 Data: synthetic, with the shapes of the authors' datasets (targets.md A.2, A.4): letter (16
 features with the states of the authors' letter fold, 26 classes, batch 100, 13,342 training
-rows), satimage (36 features with the states of fold 1, 6 classes, batch 50, 5,151 rows) and
-mnist (196 features with 2..15 states, 10 classes, batch 250, 60,000 rows). States and labels
+rows), satimage (36 features with the states of fold 1, 6 classes, batch 50, 5,151 rows), usps
+(256 features with its 2..6 states, 10 classes, batch 100, 7,340 rows) and mnist (196 features
+with 2..15 states, 10 classes, batch 250, 60,000 rows). States and labels
 are uniform at random: throughput depends only on the shapes, not on the values. Every setting
 has its own ``(lambda, gamma)`` and seed, as one chunk of
 :func:`bnstudy.studies.tan.run_tan_experiments`. The model (``--model``): differentiable TAN
@@ -78,10 +79,12 @@ K = 8
 PAPER_EPOCHS = 500
 LETTER_STATES = [1, 3, 4, 5, 5, 8, 8, 9, 9, 13, 13, 13, 13, 14, 14, 14]
 SATIMAGE_STATES = [10] * 4 + [11] * 16 + [12] * 11 + [13] * 2 + [14] * 2 + [15]
+USPS_STATES = [2] * 39 + [3] * 106 + [4] * 89 + [5] * 20 + [6] * 2  # targets.md A.4
 #: name -> (states per feature or None for mnist's random 2..15, classes, batch, training rows)
 SHAPES = {
     "letter": (LETTER_STATES, 26, 100, 13342),
     "satimage": (SATIMAGE_STATES, 6, 50, 5151),
+    "usps": (USPS_STATES, 10, 100, 7340),
     "mnist": (None, 10, 250, 60000),
 }
 
@@ -486,8 +489,16 @@ def main(argv: list[str] | None = None) -> None:
         default=None,
         help="src/ folder of another checkout (e.g. the previous commit) to time beside ours",
     )
+    parser.add_argument(
+        "--deterministic",
+        action="store_true",
+        help="torch's deterministic kernels, as the study's train_tan rule uses on a GPU",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.deterministic:
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+        torch.use_deterministic_algorithms(True)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
@@ -497,6 +508,7 @@ def main(argv: list[str] | None = None) -> None:
         f"python {sys.version.split()[0]}, torch {torch.__version__}, device {device}, "
         f"{os.cpu_count()} CPUs, {torch.get_num_threads()} torch threads, load average "
         f"{os.getloadavg()[0]:.1f}; {args.clock} seconds"
+        + ("; deterministic kernels" if args.deterministic else "")
     )
     if args.reference_src and args.model != ["tan_subset"]:
         parser.error("--reference-src times TAN Subset only")
