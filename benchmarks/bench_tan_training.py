@@ -492,7 +492,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--deterministic",
         action="store_true",
-        help="torch's deterministic kernels, as the study's train_tan rule uses on a GPU",
+        help="torch's deterministic kernels (on a GPU: runs that repeat to the bit)",
     )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
