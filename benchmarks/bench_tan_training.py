@@ -4,8 +4,8 @@ Data: synthetic, with the shapes of the authors' datasets (targets.md A.2, A.4):
 features with the states of the authors' letter fold, 26 classes, batch 100, 13,342 training
 rows), satimage (36 features with the states of fold 1, 6 classes, batch 50, 5,151 rows), usps
 (256 features with its 2..6 states, 10 classes, batch 100, 7,340 rows) and mnist (196 features
-with 2..15 states, 10 classes, batch 250, 60,000 rows). States and labels
-are uniform at random: throughput depends only on the shapes, not on the values. Every setting
+with 2..15 states, 10 classes, batch 250, 60,000 rows). States and labels are uniform at
+random: throughput depends only on the shapes, not on the values. Every setting
 has its own ``(lambda, gamma)`` and seed, as one chunk of
 :func:`bnstudy.studies.tan.run_tan_experiments`. The model (``--model``): differentiable TAN
 Subset at K = 8 (default; every setting with the same candidate parents, one ordering and draw,

@@ -2,7 +2,8 @@
 
 ``train_tan`` trains on a GPU when one is present (``paper.yaml``'s usps and mnist runs are
 meant for one), and every test of the library runs on the CPU. This script trains the same
-specs, with the same seeds, once on the CPU and once on ``--device``, through
+specs, with the same seeds, once on the CPU and four times on ``--device`` (twice with torch's
+default kernels, twice with its deterministic ones), through
 :func:`bnstudy.studies.tan.experiments.run_tan_experiments` (the rule's own path: grouping,
 chunking, the fused or per-setting Adam), on one fold of the authors' discretized data, and
 compares every result:

@@ -33,7 +33,7 @@ step throughput 200 "${bench[@]}" --shapes letter satimage usps mnist \
     --model tan_subset nb tan_random --settings 16 --repeats 3
 step throughput_64 60 "${bench[@]}" --shapes letter mnist --settings 64 --repeats 2
 step phases 50 "${bench[@]}" --phases --shapes letter mnist --settings 16 --repeats 3
-# as the train_tan rule trains on a GPU: with torch's deterministic kernels
+# with torch's deterministic kernels: what GPU runs that repeat to the bit cost
 step throughput_deterministic 150 "${bench[@]}" --deterministic --shapes letter satimage usps \
     mnist --model tan_subset nb --settings 16 --repeats 3
 step throughput_64_deterministic 60 "${bench[@]}" --deterministic --shapes letter mnist \
