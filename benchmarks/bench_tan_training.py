@@ -55,6 +55,7 @@ Run from the repository root (``PYTHONPATH=src`` outside the installed environme
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import statistics
@@ -432,8 +433,13 @@ def bench_batched(shape: str, args, device: torch.device, model: str = "tan_subs
             f"{3600 / (per_run * med_b):>21.1f} {3600 / (per_run * med_s):>11.1f}{ref}"
         )
         out.append(
-            {"shape": shape, "model": model, "S": n_set, "batched": med_b, "sequential": med_s}
-        )
+            {
+                "shape": shape, "model": model, "S": n_set, "batched": med_b,
+                "sequential": med_s, "device": str(device),
+                "deterministic": torch.are_deterministic_algorithms_enabled(),
+                "paper_runs_per_hour": 3600 / (per_run * med_b),
+            }
+        )  # fmt: skip
     return out
 
 
@@ -494,6 +500,11 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="torch's deterministic kernels (on a GPU: runs that repeat to the bit)",
     )
+    parser.add_argument(
+        "--json",
+        default=None,
+        help="also write the batched-vs-sequential results to this file (for tan_gpu_cost.py)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.deterministic:
@@ -512,11 +523,15 @@ def main(argv: list[str] | None = None) -> None:
     )
     if args.reference_src and args.model != ["tan_subset"]:
         parser.error("--reference-src times TAN Subset only")
+    results = []
     for shape in args.shapes:
         for model in args.model:
-            (bench_phases if args.phases else bench_batched)(shape, args, device, model)
+            results += (bench_phases if args.phases else bench_batched)(shape, args, device, model)
         if args.vs_loop:
             bench_loop(shape, args, device)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=1)
 
 
 if __name__ == "__main__":

@@ -30,11 +30,17 @@ step machine 30 bash -c 'nvidia-smi --query-gpu=name,driver_version,memory.total
 step same_results 120 python3 benchmarks/check_tan_device.py --data "$data" --device cuda \
     --rows 3000 --epochs 3
 step throughput 200 "${bench[@]}" --shapes letter satimage usps mnist \
-    --model tan_subset nb tan_random --settings 16 --repeats 3
+    --model tan_subset nb tan_random --settings 16 --repeats 3 --json "$out/throughput.json"
+# what paper.yaml's GPU part (usps and mnist) costs at those rates
+cost=(python3 benchmarks/tan_gpu_cost.py --config config/paper.yaml --datasets bnc_usps mnist)
+step gpu_cost 60 "${cost[@]}" --rates "$out/throughput.json" --settings 16
 step throughput_64 60 "${bench[@]}" --shapes letter mnist --settings 64 --repeats 2
 step phases 50 "${bench[@]}" --phases --shapes letter mnist --settings 16 --repeats 3
 # with torch's deterministic kernels: what GPU runs that repeat to the bit cost
 step throughput_deterministic 150 "${bench[@]}" --deterministic --shapes letter satimage usps \
-    mnist --model tan_subset nb --settings 16 --repeats 3
+    mnist --model tan_subset nb tan_random --settings 16 --repeats 3 \
+    --json "$out/throughput_deterministic.json"
+step gpu_cost_deterministic 60 "${cost[@]}" --rates "$out/throughput_deterministic.json" \
+    --settings 16
 step throughput_64_deterministic 60 "${bench[@]}" --deterministic --shapes letter mnist \
     --settings 64 --repeats 2
