@@ -65,7 +65,10 @@ def run_counts(tan: dict, datasets: list[str], root: Path) -> pd.DataFrame:
         for model, grid in tan["models"].items():
             if ds not in grid["datasets"] or model in ML_MODELS:
                 continue
-            grid = {k: v for k, v in grid.items() if k != "datasets"}
+            # a value given per dataset as a mapping, as the workflow's tan_grid resolves it
+            grid = {
+                k: v[ds] if isinstance(v, dict) else v for k, v in grid.items() if k != "datasets"
+            }
             hparams = pd.read_csv(root / f"workflow/published/tan_hparams_set{grid['hparams']}.csv")
             n = len(expand_grid(model, grid, hparams, tan["learning_rates"]))
             if model not in RATE_MODEL:
@@ -129,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     print(table.to_string(index=False, float_format=lambda v: f"{v:,.1f}"))
     by = table.groupby(["dataset", "rate"])[["runs", "hours"]].sum()
     print("\n" + by.to_string(float_format=lambda v: f"{v:,.0f}"))
-    print(f"\ntotal: {table['runs'].sum():,} runs, {table['hours'].sum():,.0f} hours")
+    print(f"\ntotal: {table['runs'].sum():,} runs, {table['hours'].sum():,.1f} hours")
     # the shapes' training rows the rates assume, for the reader to check against the data
     rows = {SHAPE_OF[d]: SHAPES[SHAPE_OF[d]][3] for d in args.datasets}
     print(f"training rows per run (test protocol) as measured: {rows}")

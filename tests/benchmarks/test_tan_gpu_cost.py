@@ -53,3 +53,12 @@ def test_hours_are_runs_over_the_rate(paper_tan, repo_root, tmp_path):
     with pytest.raises(ValueError, match=r"no measured rate.*mnist"):
         mnist = tan_gpu_cost.run_counts(paper_tan, ["mnist"], repo_root)
         tan_gpu_cost.gpu_hours(mnist, tan_gpu_cost.read_rates(path, 16), paper_tan)
+
+
+def test_values_per_dataset_are_resolved(paper_tan, repo_root):
+    """A grid value given per dataset (as paper_cpu.yaml may) counts that dataset's value."""
+    paper_tan["models"]["nb"]["settings"] = {"bnc_usps": 7, "mnist": 3}
+    counts = tan_gpu_cost.run_counts(paper_tan, ["bnc_usps", "mnist"], repo_root)
+    nb = counts[(counts["rate"] == "nb") & (counts["protocol"] == "test")]
+    lrs = len(paper_tan["learning_rates"])
+    assert nb.set_index("dataset")["runs"].to_dict() == {"bnc_usps": 7 * lrs, "mnist": 3 * lrs}
