@@ -127,13 +127,14 @@ def main(argv: list[str] | None = None) -> int:
         rel = np.abs(la - lb) / np.abs(la)
         share = float(np.mean(np.array(a["parents"]) == np.array(b["parents"])))
         repeats = _same(b, again[i])
-        det_repeats = "n/a" if det is None else str(_same(det[0][i], det[1][i]))
+        det_repeats = det is not None and _same(det[0][i], det[1][i])
         learned = spec["model"] in LEARNED
         failed |= not learned and (share < 1 or rel.max() > args.rtol)
-        failed |= det is None or not _same(det[0][i], det[1][i])
+        failed |= not det_repeats
         print(
             f"{spec['model']:<14} {rel[0]:>14.2e} {rel.max():>9.2e} {share:>8.3f} "
-            f"{str(repeats):>8} {det_repeats:>12} {a['test_error']:>10.4f} "
+            f"{str(repeats):>8} {'n/a' if det is None else str(det_repeats):>12} "
+            f"{a['test_error']:>10.4f} "
             f"{b['test_error']:>12.4f}"
         )
     print(

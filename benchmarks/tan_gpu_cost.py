@@ -2,8 +2,9 @@
 
 ``cost_model.py`` predicts CPU-hours from a finished run's benchmark files; for the TAN runs that
 only a GPU makes affordable (``paper.yaml``'s usps and mnist), no such run exists. This script
-counts the config's training runs per dataset, structure and protocol (the specs
-``train_tan`` expands: :func:`bnstudy.studies.tan.protocol.expand_grid`) and divides them by the
+counts the config's training runs per dataset, structure and protocol (the settings of each
+``train_tan`` job, as ``cost_model.py``'s :func:`~cost_model.tan_specs` counts them) and divides
+them by the
 paper runs per hour that ``bench_tan_training.py`` measured at one number of settings per batch:
 
 - naive Bayes at its own rate, a fixed TAN (random TAN, Chow-Liu) at random TAN's;
@@ -33,9 +34,9 @@ from pathlib import Path
 import pandas as pd
 import yaml
 from bench_tan_training import SHAPES
+from cost_model import _per, tan_specs
 
 from bnstudy.data.registry import DATASETS
-from bnstudy.studies.tan.protocol import expand_grid
 
 #: The shape of ``bench_tan_training.py`` that stands for each dataset of the study.
 SHAPE_OF = {
@@ -54,23 +55,18 @@ RATE_MODEL = {
 ML_MODELS = ("nb_ml", "chow_liu_ml")
 
 
-def run_counts(tan: dict, datasets: list[str], root: Path) -> pd.DataFrame:
+def run_counts(config: dict, datasets: list[str]) -> pd.DataFrame:
     """Training runs of the config's ``tan`` block: one row per dataset, rate and protocol.
 
     ``rate`` is the measured model whose rate the runs take (:data:`RATE_MODEL`).
     """
-    rows = []
+    tan, rows = config["tan"], []
     for ds in datasets:
-        folds = min(DATASETS[ds].folds, tan["max_folds"])
+        folds = min(DATASETS[ds].folds, tan["max_folds"])  # the workflow's tan_folds
         for model, grid in tan["models"].items():
             if ds not in grid["datasets"] or model in ML_MODELS:
                 continue
-            # a value given per dataset as a mapping, as the workflow's tan_grid resolves it
-            grid = {
-                k: v[ds] if isinstance(v, dict) else v for k, v in grid.items() if k != "datasets"
-            }
-            hparams = pd.read_csv(root / f"workflow/published/tan_hparams_set{grid['hparams']}.csv")
-            n = len(expand_grid(model, grid, hparams, tan["learning_rates"]))
+            n = tan_specs(config, model, ds)
             if model not in RATE_MODEL:
                 raise ValueError(f"tan.models.{model}: no measured model stands for it")
             for protocol in tan["protocols"]:
@@ -83,17 +79,16 @@ def run_counts(tan: dict, datasets: list[str], root: Path) -> pd.DataFrame:
     return pd.DataFrame(rows).groupby(["dataset", "rate", "protocol"], as_index=False).sum()
 
 
-def read_rates(path: Path, settings: int) -> dict[tuple[str, str], float]:
-    """``(shape, model) -> paper runs per hour`` at ``settings`` settings, from ``--json``."""
-    results = json.loads(path.read_text())
+def read_rates(path: Path, settings: int) -> tuple[dict[tuple[str, str], float], list[str]]:
+    """``(shape, model) -> paper runs per hour`` at ``settings`` settings, from ``--json``, and
+    the devices they were measured on."""
+    results = [r for r in json.loads(path.read_text()) if "paper_runs_per_hour" in r]
     rates = {
-        (r["shape"], r["model"]): r["paper_runs_per_hour"]
-        for r in results
-        if "paper_runs_per_hour" in r and r["S"] == settings
+        (r["shape"], r["model"]): r["paper_runs_per_hour"] for r in results if r["S"] == settings
     }
     if not rates:
         raise ValueError(f"{path}: no batched-vs-sequential result at {settings} settings")
-    return rates
+    return rates, sorted({r["device"] for r in results})
 
 
 def gpu_hours(counts: pd.DataFrame, rates: dict, tan: dict) -> pd.DataFrame:
@@ -102,8 +97,7 @@ def gpu_hours(counts: pd.DataFrame, rates: dict, tan: dict) -> pd.DataFrame:
     share = out["protocol"].map(
         lambda p: 1 - tan["validation_fraction"] if p == "validation" else 1
     )
-    per_dataset = isinstance(tan["epochs"], dict)  # tan.epochs: one number or one per dataset
-    epochs = out["dataset"].map(lambda d: float(tan["epochs"][d] if per_dataset else tan["epochs"]))
+    epochs = out["dataset"].map(lambda d: float(_per(tan["epochs"], d)))
     keys = [(SHAPE_OF[d], m) for d, m in zip(out["dataset"], out["rate"], strict=True)]
     missing = sorted(set(keys) - set(rates))
     if missing:
@@ -120,11 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rates", type=Path, required=True, help="bench_tan_training.py --json")
     parser.add_argument("--settings", type=int, default=16, help="settings per batch measured")
     args = parser.parse_args(argv)
-    root = Path(__file__).resolve().parents[1]
-    tan = yaml.safe_load(args.config.read_text())["tan"]
-    rates = read_rates(args.rates, args.settings)
-    devices = sorted({r["device"] for r in json.loads(args.rates.read_text()) if "device" in r})
-    table = gpu_hours(run_counts(tan, args.datasets, root), rates, tan)
+    config = yaml.safe_load(args.config.read_text())
+    rates, devices = read_rates(args.rates, args.settings)
+    table = gpu_hours(run_counts(config, args.datasets), rates, config["tan"])
     print(
         f"{args.config}: TAN training runs of {', '.join(args.datasets)}, at the rates of "
         f"{args.rates} ({', '.join(devices)}, {args.settings} settings per batch)"

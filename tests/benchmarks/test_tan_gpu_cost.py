@@ -10,12 +10,17 @@ import yaml
 
 
 @pytest.fixture
-def paper_tan(repo_root):
-    return yaml.safe_load((repo_root / "config" / "paper.yaml").read_text())["tan"]
+def paper(repo_root):
+    return yaml.safe_load((repo_root / "config" / "paper.yaml").read_text())
 
 
-def test_counts_are_the_grids_sizes(paper_tan, repo_root):
-    counts = tan_gpu_cost.run_counts(paper_tan, ["bnc_usps"], repo_root)
+@pytest.fixture
+def paper_tan(paper):
+    return paper["tan"]
+
+
+def test_counts_are_the_grids_sizes(paper, paper_tan):
+    counts = tan_gpu_cost.run_counts(paper, ["bnc_usps"])
     models, lrs = paper_tan["models"], len(paper_tan["learning_rates"])
 
     def size(model, *axes):
@@ -37,28 +42,28 @@ def test_counts_are_the_grids_sizes(paper_tan, repo_root):
     assert expected["tan_subset"] == 18_400  # the figure docs/performance.md gives
 
 
-def test_hours_are_runs_over_the_rate(paper_tan, repo_root, tmp_path):
+def test_hours_are_runs_over_the_rate(paper, paper_tan, tmp_path):
     rates = [
         {"shape": "usps", "model": m, "S": 16, "device": "cuda", "paper_runs_per_hour": r}
         for m, r in (("nb", 100.0), ("tan_random", 50.0), ("tan_subset", 10.0))
     ]
     path = tmp_path / "rates.json"
     path.write_text(json.dumps(rates))
-    counts = tan_gpu_cost.run_counts(paper_tan, ["bnc_usps"], repo_root)
-    table = tan_gpu_cost.gpu_hours(counts, tan_gpu_cost.read_rates(path, 16), paper_tan)
+    counts = tan_gpu_cost.run_counts(paper, ["bnc_usps"])
+    table = tan_gpu_cost.gpu_hours(counts, tan_gpu_cost.read_rates(path, 16)[0], paper_tan)
     row = table.set_index(["rate", "protocol"]).loc[("tan_subset", "validation")]
     assert row["hours"] == pytest.approx(row["runs"] * (1 - paper_tan["validation_fraction"]) / 10)
     with pytest.raises(ValueError, match="no batched-vs-sequential result at 32"):
         tan_gpu_cost.read_rates(path, 32)
     with pytest.raises(ValueError, match=r"no measured rate.*mnist"):
-        mnist = tan_gpu_cost.run_counts(paper_tan, ["mnist"], repo_root)
-        tan_gpu_cost.gpu_hours(mnist, tan_gpu_cost.read_rates(path, 16), paper_tan)
+        mnist = tan_gpu_cost.run_counts(paper, ["mnist"])
+        tan_gpu_cost.gpu_hours(mnist, tan_gpu_cost.read_rates(path, 16)[0], paper_tan)
 
 
-def test_values_per_dataset_are_resolved(paper_tan, repo_root):
+def test_values_per_dataset_are_resolved(paper, paper_tan):
     """A grid value given per dataset (as paper_cpu.yaml may) counts that dataset's value."""
     paper_tan["models"]["nb"]["settings"] = {"bnc_usps": 7, "mnist": 3}
-    counts = tan_gpu_cost.run_counts(paper_tan, ["bnc_usps", "mnist"], repo_root)
+    counts = tan_gpu_cost.run_counts(paper, ["bnc_usps", "mnist"])
     nb = counts[(counts["rate"] == "nb") & (counts["protocol"] == "test")]
     lrs = len(paper_tan["learning_rates"])
     assert nb.set_index("dataset")["runs"].to_dict() == {"bnc_usps": 7 * lrs, "mnist": 3 * lrs}
