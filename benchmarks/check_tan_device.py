@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from bnstudy.data.prepared import from_bnc
 from bnstudy.data.readers import read_bnc, read_bnc_mi
 from bnstudy.studies.tan.experiments import run_tan_experiments
 
@@ -88,14 +89,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rtol", type=float, default=1e-3, help="largest relative loss difference")
     args = parser.parse_args(argv)
     torch.set_num_threads(4)
-    fold = read_bnc(args.data / "usps.npz")[0]
+    usps = from_bnc("bnc_usps", read_bnc(args.data / "usps.npz"))  # as prepare_dataset does
+    fold, n_states = usps.folds[0], usps.n_states[0]
     mi = read_bnc_mi(args.data / "usps_mi.npz")[0]
     if args.rows is not None:
         fold = type(fold)(
             fold.x_train[: args.rows], fold.y_train[: args.rows], fold.x_test, fold.y_test,
             fold.classes,
         )  # fmt: skip
-    n_states = np.maximum(fold.x_train.max(axis=0), fold.x_test.max(axis=0)) + 1
     name = torch.cuda.get_device_name() if args.device.startswith("cuda") else args.device
     print(
         f"torch {torch.__version__}, {args.device} ({name}); usps fold 1, "
