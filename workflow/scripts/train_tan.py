@@ -7,6 +7,7 @@ selection). Output: ``results/tan/<dataset>/<model>/fold=<k>/<protocol>.csv``, o
 
 import json
 import logging
+import os
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,23 @@ from bnstudy.studies.tan.protocol import (
 from bnstudy.utils import atomic_path, derive_seed, provenance
 
 logger = logging.getLogger(__name__)
+
+
+def training_device() -> str:
+    """``"cuda"`` when a GPU is present, with torch's deterministic kernels; else ``"cpu"``.
+
+    On a GPU, torch's default kernels for the backward of the models' gathers add by atomics, in
+    an order that varies from run to run: two runs of the same job differ in their losses' last
+    bits, and a learned structure's runs part within the first epoch (different parents after
+    three epochs). With the deterministic kernels every run of a job gives the same output, as on
+    the CPU, whose kernels are deterministic already and are left as they are
+    (``benchmarks/check_tan_device.py`` shows both on a GPU).
+    """
+    if not torch.cuda.is_available():
+        return "cpu"
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # before cuBLAS starts
+    torch.use_deterministic_algorithms(True)
+    return "cuda"
 
 
 def main(inp, dest, *, dataset, model, fold, protocol, grid, hparams, settings, seed, threads):
@@ -50,7 +68,7 @@ def main(inp, dest, *, dataset, model, fold, protocol, grid, hparams, settings, 
         mi_graph=mi,
         image_shape=ds.image_shape,
         seed=[derive_seed(seed, spec_id(s)) for s in specs],
-        device="cuda" if torch.cuda.is_available() else "cpu",
+        device=training_device(),
         n_epochs=settings["epochs"],
         batch_size=settings["batch_size"],
     )
