@@ -541,8 +541,9 @@ def archived_times(archive: Path) -> pd.DataFrame:
 
     Returns a frame with ``paper, rule, measured_jobs, measured_h``; empty when no paper's part
     is there. A paper's part times only its own rules (``workflow/rules/<paper>.smk``); the
-    study's part, when written, times every rule, and its rules that no paper's part has (the
-    shared inputs: data, network samples, scorecard) count as paper ``shared``.
+    study's part, when written, times every rule (the papers' as their parts record them), and
+    its rules that no paper's part has (the shared inputs: data, network samples, foundation
+    tables) count as paper ``shared``.
     """
     manifests = [json.loads(p.read_text()) for p in sorted(Path(archive).glob("*/manifest.json"))]
     rows = [

@@ -127,17 +127,70 @@ def test_run_comes_from_this_history_with_its_config(path):
     )
 
 
+#: The shared rules a paper's results rest on (workflow/rules/data.smk, networks.smk): the study's
+#: part records their code whether or not its working copy timed them.
+UPSTREAM = {"fetch_raw_file", "prepare_dataset", "sample_network"}
+
+
 @pytest.mark.parametrize("path", MANIFESTS, ids=_id)
 def test_code_versions_are_those_of_the_rules_timed(path):
-    """Each part records the code version of every rule it times, and of no other."""
+    """Each part records the code version of every rule it times, and of no other (the study's
+    part also that of the shared rules upstream of the papers)."""
     manifest = _load(path)
     assert "code" in manifest, (
         f"{path}: no code versions recorded; rerun its archive target on the run's checkout"
     )
     timed = {r["rule"] for r in manifest["time"]["per_rule"]}
-    assert set(manifest["code"]) == timed, path
+    if manifest["part"] == "study":
+        assert timed <= set(manifest["code"]) <= timed | UPSTREAM, path
+    else:
+        assert set(manifest["code"]) == timed, path
     assert all(re.fullmatch(r"[0-9a-f]{16}", c) for c in manifest["code"].values()), path
     assert "values_sha256" in manifest["config"], path
+
+
+@pytest.mark.parametrize("path", [p for p in MANIFESTS if p.parent.name == "study"], ids=_id)
+def test_parts_rest_on_the_shared_code_the_study_part_records(path):
+    """The scorecard compares the study part's shared code with a later checkout's for every
+    part: a part that records the shared code it ran must have run that code."""
+    shared = {r: c for r, c in _load(path)["code"].items() if r in UPSTREAM}
+    assert shared, f"{path}: no shared rule's code recorded"
+    for part in sorted(path.parent.parent.glob("*/manifest.json")):
+        ran = _load(part).get("shared_code")
+        if part.parent.name == "study" or ran is None:
+            continue  # a part archived before parts recorded it rests on the study part's
+        differ = sorted(r for r in shared if ran.get(r) != shared[r])
+        assert not differ, f"{part}: ran other code of {differ} than {path} records"
+
+
+@pytest.mark.parametrize("path", [p for p in MANIFESTS if p.parent.name == "study"], ids=_id)
+def test_study_scorecard_is_the_parts_claims(path):
+    """The study part's scorecard holds each committed part's claims and verdicts, and its
+    links reach the parts' copies of the evidence."""
+    folder = path.parent
+    card = _read_csv(folder / "scorecard.csv")
+    papers = sorted(p.parent.name for p in folder.parent.glob("*/manifest.json"))
+    papers.remove("study")
+    assert sorted(set(card["paper"])) == papers, f"{folder}/scorecard.csv"
+    for paper in papers:
+        claims = _read_csv(folder.parent / paper / "tables" / "claims.csv")
+        mine = card[card["paper"] == paper]
+        for column in ("claim_id", "verdict", "ours"):
+            assert mine[column].tolist() == claims[column].tolist(), (
+                f"{folder}/scorecard.csv: the {column} of {paper}'s claims differ from "
+                f"{folder.parent / paper}/tables/claims.csv; run `snakemake --cores 1 archive "
+                f"--configfile config/{folder.parent.name}.yaml`"
+            )
+    markdown = (folder / "scorecard.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)#]+)\)", markdown)
+    broken = sorted({link for link in links if not (folder / link).resolve().is_file()})
+    assert links and not broken, f"{folder}/scorecard.md: links that reach no file {broken}"
+
+
+def _read_csv(path: Path):
+    import pandas as pd
+
+    return pd.read_csv(path, keep_default_na=False)
 
 
 def _cost_model():
@@ -154,23 +207,34 @@ def _cost_model():
     return module
 
 
+#: Rules of a run's own report, which no part times (workflow/rules/archive.smk).
+RUN_REPORT_RULES = {"make_scorecard", "make_table_provenance", "effective_config"}
+
+
 @pytest.mark.workflow
 @pytest.mark.parametrize("path", [p for p in MANIFESTS if p.parent.name == "study"], ids=_id)
 def test_jobs_timed_are_those_of_the_configs_dag(path):
     """Every rule's job count in the study part equals the jobs the config's DAG has today.
 
-    The archive sums every benchmark file under the run's ``logs/benchmarks/``: files of jobs
-    the config no longer has (a model, protocol or dataset dropped since) would inflate its time,
-    and a config whose DAG changed since the run is no longer what the archive describes.
+    The study part adds the paper parts' times to the shared rules' (summed over its working
+    copy's benchmark files): files of jobs the config no longer has (a model, protocol or dataset
+    dropped since) would inflate its time, a config whose DAG changed since is no longer what the
+    archive describes, and a study part written from a working copy that did not run every
+    shared job (one that reran a single paper) would leave some out.
     """
     manifest = _load(path)
     cm = _cost_model()
     plan = cm.plan(ROOT / manifest["config"]["file"])
-    dag = Counter(job["rule"] for job in plan["jobs"] if plan["patterns"][job["rule"]])
+    dag = Counter(
+        job["rule"]
+        for job in plan["jobs"]
+        if plan["patterns"][job["rule"]] and job["rule"] not in RUN_REPORT_RULES
+    )
     timed = {r["rule"]: r["jobs"] for r in manifest["time"]["per_rule"]}
     differ = cm.job_count_differences(dag, timed)
     assert not differ, (
         f"{path}: jobs in the DAG of {manifest['config']['file']} / jobs timed differ per rule "
         f"{differ}; move the benchmark files of jobs the config no longer has out of the run's "
-        "logs/benchmarks/, or rerun the config, then rerun its archive target"
+        "logs/benchmarks/, or rerun the config (the shared jobs alone: `snakemake --cores all "
+        "--until fetch_raw_file prepare_dataset sample_network`), then rerun its archive targets"
     )

@@ -1,12 +1,14 @@
 """`snakemake archive` on the smoke run: each paper's reports and claims land in its part of
-archive/smoke/, the rest in the study's part, each with a manifest; rerunning the target
-reproduces every file but the date."""
+archive/smoke/, the foundation tables and the scorecard of the parts in the study's part, each
+with a manifest; rebuilding a part and then the study's reproduces every file but the date."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
+import pandas as pd
 import pytest
 
 from bnstudy.provenance import code_version
@@ -24,12 +26,23 @@ def _files(root):
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
+def _planned(output):
+    """The rules of a dry run's job stats table (``rule  count`` lines)."""
+    stats = output.split("Job stats:", 1)[-1].split("\n\n", 1)[0]
+    return {m.group(1) for m in re.finditer(r"^(\w+)\s+\d+$", stats, re.M)} - {"total"}
+
+
+def _links(markdown):
+    return re.findall(r"\]\(([^)]+)\)", markdown)
+
+
 @pytest.mark.slow
 def test_archive_of_the_smoke_run(smoke_run, mirror):
     run = _run(ARCHIVE, smoke_run, mirror)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     root = smoke_run / "archive" / "smoke"
     assert sorted(p.name for p in root.iterdir()) == ["em", "lsbn", "mrf", "study", "tan"]
+    upstream = ("fetch_raw_file", "prepare_dataset", "sample_network")
     for paper in ("tan", "em", "mrf", "lsbn"):
         part = json.loads((root / paper / "manifest.json").read_text())
         assert part["part"] == paper and part["parts"] == []
@@ -41,45 +54,76 @@ def test_archive_of_the_smoke_run(smoke_run, mirror):
         rules = {r["rule"] for r in part["time"]["per_rule"]}
         assert f"make_table_{paper}_claims" in rules
         assert not {"fetch_raw_file", "make_scorecard"} & rules  # shared rules: the study's part
-    assert "train_tan" in {
-        r["rule"] for r in json.loads((root / "tan/manifest.json").read_text())["time"]["per_rule"]
-    }
+        # the shared code its results rest on, and the provenance of every file it copies
+        assert sorted(part["shared_code"]) == list(upstream)
+        assert part["shared_code"]["sample_network"] == code_version(
+            smoke_run / "workflow/scripts/sample_network.py"
+        )
+        provenance = pd.read_csv(root / paper / "provenance.csv")
+        copied = {
+            f"reports/{paper}/{p.removesuffix('.gz')}"
+            for p in paths
+            if p.endswith((".csv", ".csv.gz", ".png"))
+        }
+        # and of the config that ran (results/config/effective.yaml)
+        copied -= {f"reports/{paper}/provenance.csv"}
+        assert set(provenance["file"]) == copied | {"results/config/effective.yaml"}
+    tan = json.loads((root / "tan/manifest.json").read_text())
+    assert "train_tan" in {r["rule"] for r in tan["time"]["per_rule"]}
+    assert tan["code"]["train_tan"] == code_version(smoke_run / "workflow/scripts/train_tan.py")
+    assert set(tan["code"]) == {r["rule"] for r in tan["time"]["per_rule"]}
 
     dest = root / "study"
     manifest = json.loads((dest / "manifest.json").read_text())
     paths = [f["path"] for f in manifest["files"]]
     assert paths == sorted(paths)
-    assert "scorecard.csv" in paths
-    assert not [p for p in paths if p.split("/")[0] in ("tan", "em", "mrf", "lsbn")]
-    assert not [p for p in paths if p.endswith(".pdf")]
+    assert {"scorecard.csv", "scorecard.md", "provenance.csv", "data/tables/datasets.csv"} <= set(
+        paths
+    )
+    # no paper's reports, no run's own report
+    assert not [p for p in paths if p.split("/")[0] in ("tan", "em", "mrf", "lsbn", "provenance")]
+    assert "report.html" not in paths and not [p for p in paths if p.endswith(".pdf")]
     assert [p["part"] for p in manifest["parts"]] == ["em", "lsbn", "mrf", "tan"]
     assert {p["part"]: p["manifest_sha256"] for p in manifest["parts"]}["em"] == file_sha256(
         root / "em" / "manifest.json"
     )
-    html = smoke_run / "reports" / "report.html"
-    assert ("report.html" in paths) != any(s["path"] == "report.html" for s in manifest["skipped"])
-    assert html.exists()
     assert manifest["config"] == {
         "file": "config/smoke.yaml",
         **config_digest(smoke_run / "config" / "smoke.yaml"),
     }
-    rules = {r["rule"] for r in manifest["time"]["per_rule"]}
-    assert {"train_tan", "fit_mrf", "run_em_sharing", "run_lsbn", "fetch_raw_file"} <= rules
-    # the code version of every rule it times, as the workflow passed it to the jobs
-    assert set(manifest["code"]) == rules
-    assert manifest["code"]["train_tan"] == code_version(
-        smoke_run / "workflow/scripts/train_tan.py"
+    # the whole run: the shared rules' time and code, and every part's as its manifest records
+    rules = {r["rule"]: r for r in manifest["time"]["per_rule"]}
+    assert {*upstream, "summarize_datasets", "train_tan", "fit_mrf", "run_lsbn"} <= set(rules)
+    assert not {"make_scorecard", "make_table_provenance", "effective_config"} & set(rules)
+    assert rules["train_tan"] == next(
+        r for r in tan["time"]["per_rule"] if r["rule"] == "train_tan"
     )
-    assert manifest["code"]["fit_mrf"] == code_version(smoke_run / "workflow/scripts/fit_mrf.py")
-    tan = json.loads((root / "tan" / "manifest.json").read_text())
-    assert set(tan["code"]) == {r["rule"] for r in tan["time"]["per_rule"]}
-    assert tan["code"]["train_tan"] == manifest["code"]["train_tan"]
+    assert set(manifest["code"]) == set(rules)
+    assert manifest["code"]["train_tan"] == tan["code"]["train_tan"]
+    assert manifest["code"]["sample_network"] == tan["shared_code"]["sample_network"]
+    # its scorecard is the parts' claims, with links to the parts' copies of the evidence
+    card = pd.read_csv(dest / "scorecard.csv")
+    for paper in ("tan", "em", "mrf", "lsbn"):
+        claims = pd.read_csv(root / paper / "tables" / "claims.csv")
+        mine = card[card["paper"] == paper].reset_index(drop=True)
+        for column in ("claim_id", "verdict", "ours"):
+            assert mine[column].tolist() == claims[column].tolist(), (paper, column)
+        assert all(e.startswith(f"archive/smoke/{paper}/") for e in mine["evidence"].dropna())
+    links = _links((dest / "scorecard.md").read_text())
+    assert links and all((dest / link).resolve().is_file() for link in links), [
+        link for link in links if not (dest / link).resolve().is_file()
+    ]
 
     assert (dest / "MANIFEST.md").read_text().startswith("# Archive `smoke`: study")
 
+    # A part rebuilt by its own target, then the study's: the study's part reruns (the part's
+    # manifest changed) and only the manifests differ, in their date and the parts' hashes
     before = _files(root)
-    again = _run([*ARCHIVE, "--forcerun", "archive", "archive_em"], smoke_run, mirror)
+    part = _run(["archive_em", *ARCHIVE[1:], "--forcerun", "archive_em"], smoke_run, mirror)
+    assert part.returncode == 0, part.stdout[-3000:] + part.stderr[-3000:]
+    again = _run(ARCHIVE, smoke_run, mirror)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert "archive_scorecard" in _planned(again.stdout + again.stderr)
     after = _files(root)
     assert set(after) == set(before)
     changed = {k for k in after if after[k] != before[k]}
@@ -91,18 +135,41 @@ def test_archive_of_the_smoke_run(smoke_run, mirror):
         second = json.loads(after[f"{part}/manifest.json"])
         assert {k for k in first if first[k] != second[k]} <= {"date", "parts"}
 
-    # An edit to one paper's script reruns that paper's part and the study's, not the others'
+    # An edit to one paper's script reruns that paper's part, not the others'; the study's part
+    # does not rebuild any paper's results
     script = smoke_run / "workflow" / "scripts" / "make_table_tan.py"
     text = script.read_text()
     script.write_text(text + "\n# an edit\n")
     try:
-        plan = _run([*ARCHIVE, "-n"], smoke_run, mirror)
+        parts = [f"archive_{p}" for p in ("tan", "em", "mrf", "lsbn")]
+        plan = _run([*parts, *ARCHIVE[1:], "-n"], smoke_run, mirror)
+        study = _run([*ARCHIVE, "-n"], smoke_run, mirror)
     finally:
         script.write_text(text)
     assert plan.returncode == 0, plan.stdout[-3000:] + plan.stderr[-3000:]
-    planned = plan.stdout + plan.stderr
-    assert "archive_tan" in planned and "make_table_tan" in planned
-    assert not {"archive_em", "archive_mrf", "archive_lsbn"} & set(planned.split())
+    planned = _planned(plan.stdout + plan.stderr)
+    assert {"archive_tan", "make_table_tan"} <= planned
+    assert not {"archive_em", "archive_mrf", "archive_lsbn"} & planned
+    assert study.returncode == 0, study.stdout[-3000:] + study.stderr[-3000:]
+    assert "make_table_tan" not in _planned(study.stdout + study.stderr)
+
+    # The study's part refuses to record shared code that a part did not run
+    path = root / "tan" / "manifest.json"
+    saved = path.read_text()
+    recorded = json.loads(saved)
+    recorded["shared_code"]["sample_network"] = "0" * 16
+    path.write_text(json.dumps(recorded))
+    try:
+        refused = _run([*ARCHIVE, "--forcerun", "archive"], smoke_run, mirror)
+    finally:
+        path.write_text(saved)
+    assert refused.returncode != 0
+    assert "tan (ran other code of sample_network)" in refused.stdout + refused.stderr
+    # nothing written; Snakemake removes the failed job's output, so no manifest vouches for it
+    assert _files(root) == {k: v for k, v in after.items() if k != "study/manifest.json"}
+    rebuilt = _run(ARCHIVE, smoke_run, mirror)  # the part restored: the study's part builds
+    assert rebuilt.returncode == 0, rebuilt.stdout[-3000:] + rebuilt.stderr[-3000:]
+    assert set(_files(root)) == set(after)
 
     # The archive as a run at another scale finds it: its scorecard sets each part against this
     # checkout. Copied to archive/paper_cpu/ (where the smoke run looks), with paper_cpu.yaml's

@@ -10,8 +10,15 @@ import pytest
 
 RULES = sorted((Path(__file__).resolve().parents[2] / "workflow" / "rules").glob("*.smk"))
 # The archive sums the run's benchmark files: a file of its own would change its second run.
-# archive_{_paper}: the per-paper archive rules, made in a loop (workflow/rules/archive.smk).
-NO_BENCHMARK = {"archive", "archive_{_paper}"}
+# archive_{_paper}, archive_provenance_{_paper}: the per-paper archive rules, made in a loop
+# (workflow/rules/archive.smk); the others make the study part's scorecard and provenance.
+NO_BENCHMARK = {
+    "archive",
+    "archive_{_paper}",
+    "archive_provenance_{_paper}",
+    "archive_scorecard",
+    "archive_provenance_study",
+}
 # a rule at any indentation (rules made in a loop are indented and named by `name:`); its body is
 # every following line indented deeper
 RULE = re.compile(r"^( *)(?:rule|checkpoint) ?(\w*):\n((?:\1 +\S.*\n|\s*\n)*)", re.M)

@@ -3,6 +3,7 @@
 # A rule's params built from a config mapping go through bnstudy.utils.canonical (keys sorted):
 # Snakemake compares params as written, so reordering a config file's keys would rerun jobs.
 
+import hashlib
 import os
 import re
 from pathlib import Path
@@ -100,6 +101,66 @@ def rule_code_versions(names=None):
         if (names is None or r.name in names) and isinstance(params.get("code"), str):
             codes[r.name] = params["code"]
     return canonical(codes)
+
+
+# The archive's parts (workflow/rules/archive.smk).
+#: The rules of a run's report that no part records (the archive has its own scorecard and
+#: provenance, and records the config file's hash).
+RUN_REPORT_RULES = ("make_scorecard", "make_table_provenance", "effective_config")
+
+
+def rules_of(*files):
+    """The names of the rules defined in the given rule files."""
+    return sorted(r.name for r in workflow.rules if Path(r.snakefile).name in files)
+
+
+def shared_rules():
+    """The rules no paper owns that the study's part times: data and network samples
+    (upstream_rules) and the foundation tables (report.smk). Like every archive rule, those
+    that make the archive's scorecard and provenance are not timed: they read the run, they are
+    not part of it."""
+    own = {f"{paper}.smk" for paper in PAPERS} | {"archive.smk", "cluster.smk"}
+    return sorted(
+        r.name
+        for r in workflow.rules
+        if Path(r.snakefile).name not in own and r.name not in RUN_REPORT_RULES
+    )
+
+
+def upstream_rules():
+    """The shared rules a paper's results rest on: data and network samples."""
+    return rules_of("data.smk", "networks.smk")
+
+
+def part_claims(paper):
+    """A paper's claims table in its part of this config's archive."""
+    return str(Path(archive_part(paper)).parent / "tables" / "claims.csv")
+
+
+def archived_part_input(paper):
+    """What the study's scorecard needs of a paper's part: its claims table when the part exists
+    (a plain file: the study's part does not rebuild the paper's results), else the part's
+    manifest, so that Snakemake builds the part first."""
+    return (
+        part_claims(paper)
+        if Path(archive_part(paper)).is_file()
+        else archive_part(paper)
+    )
+
+
+def archived_part_digests():
+    """The sha256 of each existing part's manifest (a param: a part rewritten since reruns the
+    study's scorecard and part)."""
+    return {
+        paper: hashlib.sha256(Path(archive_part(paper)).read_bytes()).hexdigest()
+        for paper in PAPERS
+        if Path(archive_part(paper)).is_file()
+    }
+
+
+def archive_staging(part):
+    """Where the files an archive part adds to its reports are made (scorecard, provenance)."""
+    return f"results/archive/{ARCHIVE_NAME}/{part}"
 
 
 validate(config, schema="../schemas/config.schema.yaml")

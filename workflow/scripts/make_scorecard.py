@@ -4,6 +4,10 @@ Outputs: ``reports/scorecard.{csv,md}`` and ``reports/scorecard.rst`` (the summa
 HTML report, included by ``workflow/report/workflow.rst``). Beside an archived run at another
 scale, each archived part is compared with this checkout: its commit, and which rules' code or
 which config changed since (:func:`bnstudy.studies.scorecard.archive_states`).
+
+The archive's scorecard (``archive_scorecard``, workflow/rules/archive.smk) is this script on the
+archived parts' claims tables: its evidence is the parts' copies (``evidence_root``), linked from
+the folder the page is published in (``page``).
 """
 
 import json
@@ -42,6 +46,8 @@ def main(
     rule_code: dict | None = None,
     archive_config: str | None = None,
     paper_rules: dict | None = None,
+    evidence_root: str | None = None,
+    page: str | None = None,
 ) -> None:
     parts = {part: _manifest(path) for part, path in (manifests or {}).items()}
     # None: this checkout has no config file of the archived scale (the states say so)
@@ -52,13 +58,17 @@ def main(
         {paper: read_claims(path) for paper, path in archived.items()},
         states,
     )
+    if evidence_root:  # reports/<paper>/... -> <evidence_root>/<paper>/...
+        card["evidence"] = card["evidence"].str.replace(
+            r"^reports/", f"{evidence_root}/", regex=True
+        )
     dev = read_deviations(deviations)
     study = states.get("study", "")
     with atomic_path(out["csv"]) as tmp:
         card.to_csv(tmp, index=False)
     with atomic_path(out["md"]) as tmp:
         tmp.write_text(
-            render_markdown(card, dev, base=os.path.dirname(out["md"]), study_state=study)
+            render_markdown(card, dev, base=page or os.path.dirname(out["md"]), study_state=study)
         )
     with atomic_path(out["rst"]) as tmp:
         tmp.write_text(render_rst(card, dev, study_state=study))
@@ -70,8 +80,10 @@ def main(
 if __name__ == "__main__":
     configure_logging(snakemake.log[0])
     papers = snakemake.params.papers
+    # the archive's scorecard names its parts' claims tables (its inputs order the parts first)
+    claims = snakemake.params.get("claims") or {p: snakemake.input[f"claims_{p}"] for p in papers}
     main(
-        {p: snakemake.input[f"claims_{p}"] for p in papers},
+        claims,
         {p: path for p in papers if (path := snakemake.params.archived.get(p))},
         snakemake.input.deviations,
         snakemake.output,
@@ -81,4 +93,6 @@ if __name__ == "__main__":
         if snakemake.input.archive_config
         else None,
         paper_rules=snakemake.params.paper_rules,
+        evidence_root=snakemake.params.get("evidence_root"),
+        page=snakemake.params.get("page"),
     )
