@@ -236,5 +236,5 @@ def test_jobs_timed_are_those_of_the_configs_dag(path):
         f"{path}: jobs in the DAG of {manifest['config']['file']} / jobs timed differ per rule "
         f"{differ}; move the benchmark files of jobs the config no longer has out of the run's "
         "logs/benchmarks/, or rerun the config (the shared jobs alone: `snakemake --cores all "
-        "--until fetch_raw_file prepare_dataset sample_network`), then rerun its archive targets"
+        "--until sample_network`), then rerun its archive targets"
     )

@@ -170,6 +170,24 @@ def test_archive_of_the_smoke_run(smoke_run, mirror):
     rebuilt = _run(ARCHIVE, smoke_run, mirror)  # the part restored: the study's part builds
     assert rebuilt.returncode == 0, rebuilt.stdout[-3000:] + rebuilt.stderr[-3000:]
     assert set(_files(root)) == set(after)
+    # A part that records no shared code (archived before parts did) rests on the study part's
+    # record: accepted while that is this checkout's, refused once it is not
+    study = root / "study" / "manifest.json"
+    saved_study = study.read_text()
+    del recorded["shared_code"]
+    path.write_text(json.dumps(recorded))
+    try:
+        accepted = _run([*ARCHIVE, "--forcerun", "archive"], smoke_run, mirror)
+        assert accepted.returncode == 0, accepted.stdout[-3000:] + accepted.stderr[-3000:]
+        changed = json.loads(study.read_text())
+        changed["code"]["sample_network"] = "0" * 16
+        study.write_text(json.dumps(changed))
+        refused = _run([*ARCHIVE, "--forcerun", "archive"], smoke_run, mirror)
+    finally:
+        path.write_text(saved)
+        study.write_text(saved_study)
+    assert refused.returncode != 0
+    assert "tan (ran other code of sample_network)" in refused.stdout + refused.stderr
 
     # The archive as a run at another scale finds it: its scorecard sets each part against this
     # checkout. Copied to archive/paper_cpu/ (where the smoke run looks), with paper_cpu.yaml's

@@ -76,6 +76,7 @@ for _paper in PAPERS:
             # the code of the shared rules upstream of its results, as they ran (every job of
             # the part's DAG is up to date)
             shared_code=rule_code_versions(upstream_rules()),
+            recorded_shared_code=None,
             parts={},
             benchmarks="logs/benchmarks",
             repo=workflow.basedir,
@@ -171,6 +172,7 @@ rule archive:
         rules=shared_rules(),
         rule_code=lambda wildcards: rule_code_versions(shared_rules()),
         shared_code=lambda wildcards: rule_code_versions(upstream_rules()),
+        recorded_shared_code=recorded_shared_code(),
         parts={paper: archive_part(paper) for paper in PAPERS},
         benchmarks="logs/benchmarks",
         repo=workflow.basedir,

@@ -4,6 +4,7 @@
 # Snakemake compares params as written, so reordering a config file's keys would rerun jobs.
 
 import hashlib
+import json
 import os
 import re
 from pathlib import Path
@@ -156,6 +157,19 @@ def archived_part_digests():
         for paper in PAPERS
         if Path(archive_part(paper)).is_file()
     }
+
+
+def recorded_shared_code():
+    """The shared rules' code versions that this config's study part records (None without
+    one): a paper part archived before parts recorded their own shared code rests on them. Read
+    when the DAG is built, before Snakemake removes the study part's manifest to rewrite it.
+    """
+    path = Path(archive_part("study"))
+    if not path.is_file():
+        return None
+    code = json.loads(path.read_text()).get("code") or {}
+    upstream = set(upstream_rules())
+    return {rule: version for rule, version in sorted(code.items()) if rule in upstream}
 
 
 def archive_staging(part):

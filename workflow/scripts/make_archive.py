@@ -91,7 +91,7 @@ def with_parts(times, code, parts):
     return pd.concat(rows, ignore_index=True).sort_values("rule"), code
 
 
-def check_parts(parts, config, shared_code, previous):
+def check_parts(parts, config, shared_code, recorded):
     """Raise unless every paper part ran this config's values and this checkout's shared code."""
     other = sorted(
         paper
@@ -103,27 +103,27 @@ def check_parts(parts, config, shared_code, previous):
             f"archive: the parts {other} were archived from other values of the config; rebuild "
             "them first (snakemake archive_<paper>), then the study's part"
         )
-    check_shared_code(parts, shared_code, previous)
+    check_shared_code(parts, shared_code, recorded)
 
 
-def check_shared_code(parts, shared_code, previous):
+def check_shared_code(parts, shared_code, recorded):
     """Raise unless every paper part rests on the shared rules' code of this checkout.
 
     The study's part records the code of the shared rules (data, network samples) that the
     scorecard compares with later checkouts for every part. A part records the shared code it
-    ran (``shared_code``); a part archived before parts recorded it rests on what the previous
-    study's part recorded (``previous``, its manifest, or None). Recording this checkout's shared
-    code over a part that ran other shared code would hide that the part is stale.
+    ran (``shared_code``); a part archived before parts recorded it rests on what the existing
+    study part recorded (``recorded``: rule -> code version, None without a study part).
+    Recording this checkout's shared code over a part that ran other shared code would hide
+    that the part is stale.
     """
     stale = []
     for paper, path in sorted(parts.items()):
-        manifest = _load(path)
-        ran = manifest.get("shared_code")
+        ran = _load(path).get("shared_code")
         if ran is None:
-            if previous is None:
+            if recorded is None:
                 stale.append(f"{paper} (it records no shared code and no study part does)")
                 continue
-            ran = {r: c for r, c in (previous.get("code") or {}).items() if r in shared_code}
+            ran = recorded
         changed = sorted(r for r in shared_code if r in ran and ran[r] != shared_code[r])
         if changed:
             stale.append(f"{paper} (ran other code of {', '.join(changed)})")
@@ -146,14 +146,14 @@ def main(
     rules,
     rule_code,
     shared_code,
+    recorded_shared_code,
     parts,
     benchmarks,
     repo,
 ):
     config = config_digest(config_file)
     if part == "study":
-        previous = Path(dest) / "manifest.json"
-        check_parts(parts, config, shared_code, _load(previous) if previous.is_file() else None)
+        check_parts(parts, config, shared_code, recorded_shared_code)
     files, skipped = archive_layout(reports, exclude=_exclude(reports, include))
     files = _with_extra(files, extra)
     times = benchmark_times(benchmarks, rules)
@@ -211,6 +211,7 @@ if __name__ == "__main__":
         rules=snakemake.params.rules,
         rule_code=snakemake.params.rule_code,
         shared_code=snakemake.params.shared_code,
+        recorded_shared_code=snakemake.params.recorded_shared_code,
         parts=snakemake.params.parts,
         benchmarks=snakemake.params.benchmarks,
         repo=snakemake.params.repo,
