@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -18,6 +19,15 @@ def run_snakemake(args, cwd, mirror, timeout=900):
     return subprocess.run(
         [SNAKEMAKE, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
     )
+
+
+def load_script(repo_root, name):
+    """workflow/scripts/<name>.py as a module (its ``__main__`` block does not run)."""
+    path = repo_root / "workflow" / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_script", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="session")

@@ -7,12 +7,12 @@ other code of the shared rules (data, network samples) than the code it records 
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 
 import pandas as pd
 import pytest
+
+from .conftest import load_script
 
 SHARED = {"fetch_raw_file": "f1", "prepare_dataset": "p1", "sample_network": "s1"}
 CONFIG = {"sha256": "bytes", "values_sha256": "values"}
@@ -21,12 +21,7 @@ CONFIG = {"sha256": "bytes", "values_sha256": "values"}
 @pytest.fixture(scope="module")
 def make_archive(repo_root):
     """workflow/scripts/make_archive.py as a module (its ``__main__`` block does not run)."""
-    path = repo_root / "workflow" / "scripts" / "make_archive.py"
-    spec = importlib.util.spec_from_file_location("make_archive_script", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop("make_archive_script", None)
+    return load_script(repo_root, "make_archive")
 
 
 def _part(tmp_path, paper, *, shared=SHARED, values="values", per_rule=()):

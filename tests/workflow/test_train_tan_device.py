@@ -8,23 +8,18 @@ equal to the bit.
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 
 import pytest
 import torch
+
+from .conftest import load_script
 
 
 @pytest.fixture
 def train_tan(repo_root):
     """workflow/scripts/train_tan.py as a module (its ``__main__`` block does not run)."""
-    path = repo_root / "workflow" / "scripts" / "train_tan.py"
-    spec = importlib.util.spec_from_file_location("train_tan_script", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop("train_tan_script", None)
+    return load_script(repo_root, "train_tan")
 
 
 @pytest.fixture
