@@ -505,6 +505,12 @@ def main(argv: list[str] | None = None) -> None:
         default=None,
         help="also write the batched-vs-sequential results to this file (for tan_gpu_cost.py)",
     )
+    parser.add_argument(
+        "--default-malloc",
+        action="store_true",
+        help="leave glibc's malloc thresholds as they are (default: retain_freed_memory(), as "
+        "the train_tan jobs do)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.deterministic:
@@ -512,13 +518,18 @@ def main(argv: list[str] | None = None) -> None:
         torch.use_deterministic_algorithms(True)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     torch.set_num_threads(args.threads)
+    # imported here: the reference script imports this module with an older bnstudy
+    from bnstudy.classifiers import retain_freed_memory
+
+    retained = False if args.default_malloc else retain_freed_memory()
     device = torch.device(args.device)
     args.clock_fn = time.process_time if args.clock == "cpu" else time.perf_counter
     args.lrs = (3e-3, 3e-2) if args.lr_pair else (3e-3,)
     print(
         f"python {sys.version.split()[0]}, torch {torch.__version__}, device {device}, "
         f"{os.cpu_count()} CPUs, {torch.get_num_threads()} torch threads, load average "
-        f"{os.getloadavg()[0]:.1f}; {args.clock} seconds"
+        f"{os.getloadavg()[0]:.1f}; {args.clock} seconds; freed memory "
+        + ("retained" if retained else "returned to the system (malloc's defaults)")
         + ("; deterministic kernels" if args.deterministic else "")
     )
     if args.reference_src and args.model != ["tan_subset"]:

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from bnstudy.classifiers import retain_freed_memory
 from bnstudy.data.prepared import load_prepared
 from bnstudy.logs import configure_logging
 from bnstudy.studies.tan.experiments import run_tan_experiments
@@ -47,6 +48,7 @@ def training_device() -> str:
 
 def main(inp, dest, *, dataset, model, fold, protocol, grid, hparams, settings, seed, threads):
     torch.set_num_threads(threads)
+    retain_freed_memory()  # steps reuse their temporaries' pages; changes no result
     ds = load_prepared(inp["dataset"])
     split, n_states = ds.folds[fold], ds.n_states[fold]
     if settings["max_train_samples"]:
