@@ -153,12 +153,13 @@ def retain_freed_memory(trim_threshold: int = 1 << 30) -> bool:
     ``malloc`` serves blocks of more than 128 kB by ``mmap`` and returns the top of its heap to
     the system once more than about twice the largest freed block lies free there, so every step
     maps fresh pages and the kernel zero-fills each on its first touch: at 10 settings of
-    letter's shape, over 2,000 page faults a step and a quarter of its time. This raises the
-    ``mmap`` threshold to glibc's maximum (32 MB) and the trim threshold to ``trim_threshold``
-    bytes, so freed blocks stay mapped and the next step reuses them (the tuning that PyTorch's
-    performance guide obtains from jemalloc or tcmalloc). It changes no result, only where the
-    process's memory comes from, for the whole process: call it once at the start of a job, not
-    from a library.
+    letter's shape, 1,600 to 2,300 page faults a step, which cost it from 5% to 40% of its time
+    (glibc raises its thresholds after large frees, so how much depends on what the process
+    freed before; ``docs/performance.md``). This raises the ``mmap`` threshold to glibc's
+    maximum (32 MB) and the trim threshold to ``trim_threshold`` bytes, so freed blocks stay
+    mapped and the next step reuses them (the tuning that PyTorch's performance guide obtains
+    from jemalloc or tcmalloc). It changes no result, only where the process's memory comes
+    from, for the whole process: call it once at the start of a job, not from a library.
 
     Parameters
     ----------
