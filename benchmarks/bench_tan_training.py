@@ -36,6 +36,17 @@ phases (``--phases``)
     setting-step of each (the batch's divided by ``S``) and their ratio, the speed-up batching
     gives that phase. A phase whose work is per setting has a ratio near 1; one that is mostly
     dispatch has a ratio near ``S``.
+per-setting work (``--floor``, TAN Subset)
+    The kernels of a step whose arithmetic grows with every setting's tables, so that a batch
+    shares their dispatch but not their work: the normalization of every table and the gather
+    of every candidate's value and its product with the loss gradient (the structure gradient,
+    ``_WeightGradient``'s backward), the normalization of the chosen tables, and the Adam update
+    of every table. Each is timed as the batch of ``S`` settings runs it, after one epoch of
+    training, and printed per setting-step beside the batch's whole step. From one setting's
+    step alone (``a``) and the batch's per setting (``b``): the time a step that the batch shares
+    (``(a - b) S / (S - 1)``, if the per-setting work costs the same in both) and the ceiling of
+    batching were the kernels the only per-setting work (``(shared + kernels) / kernels``); and
+    the bound ``a / kernels``, which no batch can pass without making these kernels cheaper.
 vectorized vs loop (``--vs-loop``)
     One setting of our vectorized model (one gather per mini-batch) versus a per-feature
     Python-loop model, the authors' design (``TanBayesNetClassifierSubset`` in
@@ -50,6 +61,7 @@ Run from the repository root (``PYTHONPATH=src`` outside the installed environme
     .venv/bin/python benchmarks/bench_tan_training.py --lr-pair --settings 2 \\
         --model nb tan_random tan_subset --repeats 5
     .venv/bin/python benchmarks/bench_tan_training.py --phases --settings 10 --repeats 5
+    .venv/bin/python benchmarks/bench_tan_training.py --floor --settings 10 32 --repeats 5
 """
 
 from __future__ import annotations
@@ -61,6 +73,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -347,6 +360,111 @@ def bench_phases(shape: str, args, device: torch.device, model: str = "tan_subse
     return out
 
 
+def floor_kernels(trainer, xb: torch.Tensor, grad: torch.Tensor) -> dict[str, Callable]:
+    """The per-setting kernels of a TAN Subset step on the mini-batch ``xb``, as the batch runs them.
+
+    Each entry is a call that runs one kernel for every setting of ``trainer``'s batch, as
+    :meth:`~bnstudy.classifiers.BNClassifier.log_joint_straight_through`, its backward and the
+    update do: its seconds divided by ``S`` are its cost per setting-step. ``grad`` (``S, n,
+    n_classes``) stands for the loss gradient w.r.t. the log-joint. The structure-gradient
+    kernels return what ``_WeightGradient``'s backward returns for the same tables, rows and
+    gradient (a test holds them equal).
+    """
+    model = trainer.model
+    theta, K, starts = model.theta.detach(), model.n_classes, model.setting_starts
+    S, n, D = xb.shape
+    with torch.no_grad():
+        flat = model._all_index(xb, local=True)  # (S, J, n): every candidate at every row
+        x_pa, offset, count = model._chosen_index(xb, model.structure_choice())
+    J, P = flat.shape[1], model.P
+    steps = torch.minimum(model.row_steps.view(1, 1, P), (count - 1).unsqueeze(-1))
+    rows = (offset.unsqueeze(-1) + steps).reshape(-1)  # the chosen tables, padded to P rows
+    for p in trainer.opt_theta.params:  # a fixed step's update skips parameters without one
+        if p.grad is None:
+            p.grad = torch.zeros_like(p)
+
+    def normalize_every_table():
+        return [torch.log_softmax(theta[:, starts[s] : starts[s + 1]], 0) for s in range(S)]
+
+    tables = normalize_every_table()
+
+    def gather_every_candidate():
+        return [tables[s].view(-1, K).index_select(0, flat[s].reshape(-1)) for s in range(S)]
+
+    values = gather_every_candidate()
+
+    def product_with_the_gradient():
+        return torch.stack(
+            [
+                torch.bmm(values[s].view(1, J, n * K), grad[s].reshape(1, n * K, 1)).view(J)
+                for s in range(S)
+            ]
+        )
+
+    return {
+        "normalize every table": normalize_every_table,
+        "gather every candidate": gather_every_candidate,
+        "product with the gradient": product_with_the_gradient,
+        "normalize the chosen tables": lambda: torch.log_softmax(theta.index_select(1, rows), 0),
+        "Adam update of every table": trainer.opt_theta.step,
+    }
+
+
+def bench_floor(shape: str, args, device: torch.device, model: str = "tan_subset") -> list[dict]:
+    """Per-setting kernels of a step against a third of one setting's step, at every ``S``."""
+    batch = SHAPES[shape][2]
+    data, cand = bench_data(shape, args)
+    steps = args.n_train // batch
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    print(f"\n{shape}, {MODELS[model]}: per-setting kernels of a step, {args.repeats} repeats")
+    out = []
+    for n_set in args.settings:
+        settings = settings_for(cand, n_set, model, args.lrs)
+        together = make_trainer(settings, list(range(n_set)), data, batch, device)
+        alone = make_trainer(settings[:1], [0], data, batch, device)
+        phase_seconds(together, args.clock_fn)  # one epoch: trained tables, allocations made
+        phase_seconds(alone, args.clock_fn)
+        xb = together.x_train[together.epoch_draws()[0][:, :batch]]  # (S, batch, D)
+        grad = torch.randn(
+            (n_set, batch, together.model.n_classes), generator=torch.Generator().manual_seed(0)
+        ).to(device)
+        kernels = floor_kernels(together, xb, grad)
+        times: dict[str, list[float]] = {name: [] for name in kernels}
+        t_b, t_a = [], []
+        for _ in range(args.repeats):  # alternate, so all see the same machine load
+            for name, fn in kernels.items():
+                fn()
+                sync()
+                t0 = args.clock_fn()
+                for _ in range(steps):
+                    fn()
+                sync()
+                times[name].append((args.clock_fn() - t0) / (steps * n_set))
+            t_b.append(phase_seconds(together, args.clock_fn).sum() / (n_set * steps))
+            t_a.append(phase_seconds(alone, args.clock_fn).sum() / steps)
+        med = {name: statistics.median(t) for name, t in times.items()}
+        med_b, med_a = statistics.median(t_b), statistics.median(t_a)
+        floor = sum(med.values())
+        # what the batch saves a step: alone = shared + per-setting, batched = shared / S +
+        # per-setting, if the per-setting work costs the same in both
+        shared = (med_a - med_b) * n_set / (n_set - 1) if n_set > 1 else float("nan")
+        pad = " " * (len(str(n_set)) + 6)
+        print(f"S = {n_set}: {'kernel':<28} {'ms/setting-step':>16} {'of the batch step':>18}")
+        for name, t in [*med.items(), ("sum", floor)]:
+            print(f"{pad} {name:<28} {1e3 * t:>16.3f} {t / med_b:>17.0%}")
+        print(
+            f"{pad} step: alone {1e3 * med_a:.3f} ms, batched {1e3 * med_b:.3f} ms per setting "
+            f"({med_a / med_b:.2f}x); shared by the batch {1e3 * shared:.3f} ms a step\n"
+            f"{pad} ceiling with only the kernels above per setting: (shared + sum) / sum = "
+            f"{(shared + floor) / floor:.2f}x; bound: alone / sum = {med_a / floor:.2f}x"
+        )
+        out.append(
+            {"shape": shape, "model": model, "S": n_set, "kernels": med, "batched": med_b,
+             "alone": med_a, "shared": shared}
+        )  # fmt: skip
+    return out
+
+
 #: Times one epoch of ``train_batched`` of another source tree (``--reference-src``, e.g. a
 #: checkout of the code before this benchmark's changes), on the same data and settings: the
 #: training module's clock is replaced by ``time.process_time``, so the history's epoch seconds
@@ -480,6 +598,11 @@ def main(argv: list[str] | None = None) -> None:
         help="time each phase of a step (forward, loss, backward, update) instead",
     )
     parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="time the kernels of a TAN Subset step whose work is per setting instead",
+    )
+    parser.add_argument(
         "--lr-pair",
         action="store_true",
         help="settings alternate the learning rates 3e-3 and 3e-2 (default: all 3e-3)",
@@ -534,10 +657,17 @@ def main(argv: list[str] | None = None) -> None:
     )
     if args.reference_src and args.model != ["tan_subset"]:
         parser.error("--reference-src times TAN Subset only")
+    if args.floor and args.model != ["tan_subset"]:
+        parser.error(
+            "--floor times TAN Subset only (the fixed structures have no structure gradient)"
+        )
+    if args.floor and args.phases:
+        parser.error("--floor and --phases are two modes: give one")
     results = []
     for shape in args.shapes:
         for model in args.model:
-            results += (bench_phases if args.phases else bench_batched)(shape, args, device, model)
+            bench = bench_floor if args.floor else bench_phases if args.phases else bench_batched
+            results += bench(shape, args, device, model)
         if args.vs_loop:
             bench_loop(shape, args, device)
     if args.json:

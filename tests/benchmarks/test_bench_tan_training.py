@@ -39,3 +39,27 @@ def test_phase_step_takes_the_trainers_step(model):
     if model == "tan_subset":  # the structure logits moved: the steps did train them
         phi = trainers[1].model.phi.detach()
         assert torch.count_nonzero(phi[torch.isfinite(phi)]) > 0
+
+
+def test_floor_kernels_are_the_models_structure_gradient_and_update():
+    """The timed per-setting kernels compute what a step computes: the structure gradient of
+    ``_WeightGradient``'s backward to the bit, the chosen tables at their padded size, and the
+    trainer's own update."""
+    from bnstudy.classifiers.models import _WeightGradient
+
+    x, y, n_states = btt.make_data("satimage", 400, seed=3)
+    cand = btt.candidate_parents("subset", n_states.size, K=btt.K, rng=np.random.default_rng(3))
+    data = (x[:300], y[:300], x[300:], y[300:], n_states, 6)
+    trainer = btt.make_trainer(btt.settings_for(cand, 3), [0, 1, 2], data, 50, torch.device("cpu"))
+    model = trainer.model
+    xb = trainer.x_train[trainer.epoch_draws()[0][:, :50]]
+    grad = torch.randn((3, 50, 6), generator=torch.Generator().manual_seed(1))
+    kernels = btt.floor_kernels(trainer, xb, grad)
+
+    weights = torch.zeros((3, model.n_features * model.n_candidates), requires_grad=True)
+    flat = model._all_index(xb, local=True)
+    _WeightGradient.apply(weights, model.theta.detach(), flat, model.setting_starts).backward(grad)
+    torch.testing.assert_close(kernels["product with the gradient"](), weights.grad, rtol=0, atol=0)
+    chosen = kernels["normalize the chosen tables"]()
+    assert chosen.shape == (model.V, 3 * model.n_features * model.P, 6)
+    assert kernels["Adam update of every table"] == trainer.opt_theta.step
