@@ -319,6 +319,19 @@ def phase_seconds(trainer, clock) -> np.ndarray:
     return total
 
 
+def trained_pair(cand, n_set, model, data, batch, device, args):
+    """Trainers of ``n_set`` settings as one batch and of the first alone, one epoch trained.
+
+    The untimed first epoch pays for the allocations and moves the tables off their start.
+    """
+    settings = settings_for(cand, n_set, model, args.lrs)
+    together = make_trainer(settings, list(range(n_set)), data, batch, device)
+    alone = make_trainer(settings[:1], [0], data, batch, device)
+    phase_seconds(together, args.clock_fn)
+    phase_seconds(alone, args.clock_fn)
+    return together, alone
+
+
 def bench_phases(shape: str, args, device: torch.device, model: str = "tan_subset") -> list[dict]:
     """Per-phase seconds per setting-step, batched and alone, at every ``S`` of ``args.settings``."""
     batch = SHAPES[shape][2]
@@ -327,11 +340,7 @@ def bench_phases(shape: str, args, device: torch.device, model: str = "tan_subse
     print(f"\n{shape}, {MODELS[model]}: phases of {steps} steps, {args.repeats} repeats")
     out = []
     for n_set in args.settings:
-        settings = settings_for(cand, n_set, model, args.lrs)
-        together = make_trainer(settings, list(range(n_set)), data, batch, device)
-        alone = make_trainer(settings[:1], [0], data, batch, device)
-        phase_seconds(together, args.clock_fn)  # untimed: the first epoch pays for allocations
-        phase_seconds(alone, args.clock_fn)
+        together, alone = trained_pair(cand, n_set, model, data, batch, device, args)
         t_b, t_a = [], []
         for _ in range(args.repeats):  # alternate, so both see the same machine load
             t_b.append(phase_seconds(together, args.clock_fn) / (n_set * steps))
@@ -411,7 +420,7 @@ def floor_kernels(trainer, xb: torch.Tensor, grad: torch.Tensor) -> dict[str, Ca
 
 
 def bench_floor(shape: str, args, device: torch.device, model: str = "tan_subset") -> list[dict]:
-    """Per-setting kernels of a step against a third of one setting's step, at every ``S``."""
+    """Per-setting kernels of a step beside the batch's step and one setting's, at every ``S``."""
     batch = SHAPES[shape][2]
     data, cand = bench_data(shape, args)
     steps = args.n_train // batch
@@ -419,11 +428,7 @@ def bench_floor(shape: str, args, device: torch.device, model: str = "tan_subset
     print(f"\n{shape}, {MODELS[model]}: per-setting kernels of a step, {args.repeats} repeats")
     out = []
     for n_set in args.settings:
-        settings = settings_for(cand, n_set, model, args.lrs)
-        together = make_trainer(settings, list(range(n_set)), data, batch, device)
-        alone = make_trainer(settings[:1], [0], data, batch, device)
-        phase_seconds(together, args.clock_fn)  # one epoch: trained tables, allocations made
-        phase_seconds(alone, args.clock_fn)
+        together, alone = trained_pair(cand, n_set, model, data, batch, device, args)
         xb = together.x_train[together.epoch_draws()[0][:, :batch]]  # (S, batch, D)
         grad = torch.randn(
             (n_set, batch, together.model.n_classes), generator=torch.Generator().manual_seed(0)
