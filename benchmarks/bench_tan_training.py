@@ -381,10 +381,10 @@ def floor_kernels(trainer, xb: torch.Tensor, grad: torch.Tensor) -> dict[str, Ca
     """
     model = trainer.model
     theta, K, starts = model.theta.detach(), model.n_classes, model.setting_starts
-    S, n, D = xb.shape
+    S, n, _ = xb.shape
     with torch.no_grad():
         flat = model._all_index(xb, local=True)  # (S, J, n): every candidate at every row
-        x_pa, offset, count = model._chosen_index(xb, model.structure_choice())
+        _, offset, count = model._chosen_index(xb, model.structure_choice())
     J, P = flat.shape[1], model.P
     steps = torch.minimum(model.row_steps.view(1, 1, P), (count - 1).unsqueeze(-1))
     rows = (offset.unsqueeze(-1) + steps).reshape(-1)  # the chosen tables, padded to P rows
