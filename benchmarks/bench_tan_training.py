@@ -43,10 +43,13 @@ per-setting work (``--floor``, TAN Subset)
     ``_WeightGradient``'s backward), the normalization of the chosen tables, and the Adam update
     of every table. Each is timed as the batch of ``S`` settings runs it, after one epoch of
     training, and printed per setting-step beside the batch's whole step. From one setting's
-    step alone (``a``) and the batch's per setting (``b``): the time a step that the batch shares
-    (``(a - b) S / (S - 1)``, if the per-setting work costs the same in both) and the ceiling of
-    batching were the kernels the only per-setting work (``(shared + kernels) / kernels``); and
-    the bound ``a / kernels``, which no batch can pass without making these kernels cheaper.
+    step alone (``a``) and the batch's per setting (``b``), with ``a = shared + work`` and ``b =
+    shared / S + work`` (:func:`batching_limits`): the time a step that the batch shares,
+    ``shared = (a - b) S / (S - 1)``, and the per-setting work ``work``; the ceiling of batching
+    were the kernels the only per-setting work, ``(shared + kernels) / (shared / S +
+    kernels)``; the bound ``a / kernels``, which no batch can pass while it runs these kernels;
+    and the most per-setting work at which the ratio reaches 3x, ``shared (1 - 3 / S) / 2``.
+    The ratio grows as the per-setting work shrinks, so the last figure says how far it must.
 vectorized vs loop (``--vs-loop``)
     One setting of our vectorized model (one gather per mini-batch) versus a per-feature
     Python-loop model, the authors' design (``TanBayesNetClassifierSubset`` in
@@ -67,6 +70,7 @@ Run from the repository root (``PYTHONPATH=src`` outside the installed environme
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import os
@@ -419,6 +423,66 @@ def floor_kernels(trainer, xb: torch.Tensor, grad: torch.Tensor) -> dict[str, Ca
     }
 
 
+#: The throughput of batched over sequential training that the study's cost cuts aim at (the
+#: fixed structures reach it on a CPU, TAN Subset on a GPU).
+TARGET = 3.0
+#: ``--floor``'s name for one exp of every table entry, the least a normalization costs.
+EXP = "exp of every table entry"
+
+
+def batching_limits(
+    alone: float, batched: float, kernels: float, n_set: int, target: float = TARGET
+) -> dict[str, float]:
+    """What a batch of ``n_set`` settings can gain, from one step's seconds alone and batched.
+
+    Model: a step costs ``shared + work`` alone and ``shared / S + work`` per setting in a
+    batch of ``S``, where ``shared`` is what the batch runs once (the dispatch of its
+    operations) and ``work`` what it runs per setting. The ratio ``(shared + work) / (shared /
+    S + work)`` grows as ``work`` shrinks, so it reaches ``target`` only when ``work <= shared
+    (1 - target / S) / (target - 1)``.
+
+    Parameters
+    ----------
+    alone, batched : float
+        Seconds of one setting's step alone, and of the batch's step per setting.
+    kernels : float
+        Seconds per setting-step of the per-setting kernels (:func:`floor_kernels`).
+    n_set : int
+        Settings in the batch (> 1).
+    target : float, default :data:`TARGET`
+
+    Returns
+    -------
+    dict
+        ``shared`` and ``per_setting`` (the model's two terms, solved from ``alone`` and
+        ``batched``); ``ceiling``, the ratio at ``n_set`` if the kernels were the only
+        per-setting work; ``bound``, ``alone / kernels``, which no batch passes while it runs
+        them; ``needed``, the most per-setting work at which the ratio reaches ``target`` (0
+        or less where ``n_set <= target``: a batch that small reaches it only without any).
+    """
+    if n_set < 2:
+        raise ValueError(f"batching_limits needs a batch of 2 or more settings, got {n_set}")
+    shared = (alone - batched) * n_set / (n_set - 1)
+    return {
+        "shared": shared,
+        "per_setting": batched - shared / n_set,
+        "ceiling": (shared + kernels) / (shared / n_set + kernels),
+        "bound": alone / kernels,
+        "needed": shared * (1 - target / n_set) / (target - 1),
+    }
+
+
+def kernel_seconds(fn: Callable, steps: int, clock: Callable, sync: Callable) -> float:
+    """Seconds by ``clock`` of ``steps`` calls of ``fn``, after one untimed call."""
+    fn()
+    sync()
+    t0 = clock()
+    for _ in range(steps):
+        fn()
+    sync()
+    return clock() - t0
+
+
 def bench_floor(shape: str, args, device: torch.device, model: str = "tan_subset") -> list[dict]:
     """Per-setting kernels of a step beside the batch's step and one setting's, at every ``S``."""
     batch = SHAPES[shape][2]
@@ -434,38 +498,51 @@ def bench_floor(shape: str, args, device: torch.device, model: str = "tan_subset
             (n_set, batch, together.model.n_classes), generator=torch.Generator().manual_seed(0)
         ).to(device)
         kernels = floor_kernels(together, xb, grad)
-        times: dict[str, list[float]] = {name: [] for name in kernels}
+        times: dict[str, list[float]] = {name: [] for name in [*kernels, EXP]}
+        per_step = steps * n_set
         t_b, t_a = [], []
         for _ in range(args.repeats):  # alternate, so all see the same machine load
             for name, fn in kernels.items():
-                fn()
-                sync()
-                t0 = args.clock_fn()
-                for _ in range(steps):
-                    fn()
-                sync()
-                times[name].append((args.clock_fn() - t0) / (steps * n_set))
-            t_b.append(phase_seconds(together, args.clock_fn).sum() / (n_set * steps))
+                times[name].append(kernel_seconds(fn, steps, args.clock_fn, sync) / per_step)
+            t_b.append(phase_seconds(together, args.clock_fn).sum() / per_step)
             t_a.append(phase_seconds(alone, args.clock_fn).sum() / steps)
+        # the least any normalization of every table costs: one exp of every entry that exists
+        # (not of the -inf at states a feature lacks, exp's slow path), all settings' at once;
+        # timed last, as its copy of the tables slows the steps of one setting alone
+        theta = together.model.theta.detach()
+        finite = theta[theta > float("-inf")]
+        exp_every_entry = functools.partial(torch.exp, finite, out=torch.empty_like(finite))
+        for _ in range(args.repeats):
+            times[EXP].append(
+                kernel_seconds(exp_every_entry, steps, args.clock_fn, sync) / per_step
+            )
+        del finite, exp_every_entry
         med = {name: statistics.median(t) for name, t in times.items()}
+        # what the paper's step cannot skip: normalizing every table (at least its exp), reading
+        # every candidate's value at every row (the structure gradient) and Keras's Adam
+        least = med.pop(EXP) + med["gather every candidate"] + med["Adam update of every table"]
         med_b, med_a = statistics.median(t_b), statistics.median(t_a)
         floor = sum(med.values())
-        # what the batch saves a step: alone = shared + per-setting, batched = shared / S +
-        # per-setting, if the per-setting work costs the same in both
-        shared = (med_a - med_b) * n_set / (n_set - 1) if n_set > 1 else float("nan")
+        lim = batching_limits(med_a, med_b, floor, n_set)
         pad = " " * (len(str(n_set)) + 6)
         print(f"S = {n_set}: {'kernel':<28} {'ms/setting-step':>16} {'of the batch step':>18}")
         for name, t in [*med.items(), ("sum", floor)]:
             print(f"{pad} {name:<28} {1e3 * t:>16.3f} {t / med_b:>17.0%}")
         print(
             f"{pad} step: alone {1e3 * med_a:.3f} ms, batched {1e3 * med_b:.3f} ms per setting "
-            f"({med_a / med_b:.2f}x); shared by the batch {1e3 * shared:.3f} ms a step\n"
-            f"{pad} ceiling with only the kernels above per setting: (shared + sum) / sum = "
-            f"{(shared + floor) / floor:.2f}x; bound: alone / sum = {med_a / floor:.2f}x"
+            f"({med_a / med_b:.2f}x); shared by the batch {1e3 * lim['shared']:.3f} ms a step, "
+            f"per setting {1e3 * lim['per_setting']:.3f} ms\n"
+            f"{pad} ceiling with only the kernels above per setting: {lim['ceiling']:.2f}x; "
+            f"bound: alone / sum = {lim['bound']:.2f}x\n"
+            f"{pad} {TARGET:g}x at {n_set} settings needs at most {1e3 * lim['needed']:.3f} ms of "
+            f"per-setting work a step: the kernels above are {floor / lim['needed']:.1f} times that\n"
+            f"{pad} least per-setting work of the paper's step (an exp of every table entry, the "
+            f"gather of every candidate, Adam): {1e3 * least:.3f} ms, "
+            f"{least / lim['needed']:.1f} times that"
         )
         out.append(
             {"shape": shape, "model": model, "S": n_set, "kernels": med, "batched": med_b,
-             "alone": med_a, "shared": shared}
+             "alone": med_a, "least": least, **lim}
         )  # fmt: skip
     return out
 
@@ -662,6 +739,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     if args.reference_src and args.model != ["tan_subset"]:
         parser.error("--reference-src times TAN Subset only")
+    if args.floor and min(args.settings) < 2:
+        parser.error("--floor compares a batch with one setting alone: --settings must be >= 2")
     if args.floor and args.model != ["tan_subset"]:
         parser.error(
             "--floor times TAN Subset only (the fixed structures have no structure gradient)"

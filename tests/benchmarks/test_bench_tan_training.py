@@ -63,3 +63,18 @@ def test_floor_kernels_are_the_models_structure_gradient_and_update():
     chosen = kernels["normalize the chosen tables"]()
     assert chosen.shape == (model.V, 3 * model.n_features * model.P, 6)
     assert kernels["Adam update of every table"] == trainer.opt_theta.step
+
+
+def test_batching_limits_solve_the_shared_and_per_setting_model():
+    """From steps ``shared + work`` alone and ``shared / S + work`` batched, the limits recover
+    both terms, and a batch whose per-setting work is ``needed`` runs at exactly the target."""
+    shared, work, kernels, n_set = 0.75e-3, 1.1e-3, 0.6e-3, 10
+    lim = btt.batching_limits(shared + work, shared / n_set + work, kernels, n_set)
+    assert lim["shared"] == pytest.approx(shared) and lim["per_setting"] == pytest.approx(work)
+    at = lambda w: (shared + w) / (shared / n_set + w)  # noqa: E731
+    assert lim["ceiling"] == pytest.approx(at(kernels))
+    assert at(lim["needed"]) == pytest.approx(btt.TARGET)
+    assert at(work) < lim["ceiling"] < lim["bound"] == pytest.approx((shared + work) / kernels)
+    assert btt.batching_limits(2.0, 1.0, 0.5, 3)["needed"] == 0.0  # 3 settings: work must be 0
+    with pytest.raises(ValueError, match="2 or more settings"):
+        btt.batching_limits(2.0, 2.0, 0.5, 1)
