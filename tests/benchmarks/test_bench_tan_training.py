@@ -78,3 +78,21 @@ def test_batching_limits_solve_the_shared_and_per_setting_model():
     assert btt.batching_limits(2.0, 1.0, 0.5, 3)["needed"] == 0.0  # 3 settings: work must be 0
     with pytest.raises(ValueError, match="2 or more settings"):
         btt.batching_limits(2.0, 2.0, 0.5, 1)
+
+
+def test_bench_floor_reports_every_batch_size(capsys):
+    """``--floor`` runs through at a batch too small for the target (no per-setting work reaches
+    3x at 3 settings) and at one large enough, and each record holds the model's terms."""
+    from types import SimpleNamespace
+
+    args = SimpleNamespace(
+        n_train=200, seed=0, lrs=(3e-3,), settings=[3, 4], repeats=1, clock_fn=time.perf_counter
+    )
+    out = btt.bench_floor("satimage", args, torch.device("cpu"))
+    printed = capsys.readouterr().out
+    assert [r["S"] for r in out] == [3, 4]
+    assert "3x at 3 settings is out of reach at any per-setting work" in printed
+    assert out[0]["needed"] <= 0
+    for r in out:
+        assert btt.EXP not in r["kernels"] and r["least"] > 0
+        assert r["per_setting"] == pytest.approx(r["batched"] - r["shared"] / r["S"])
