@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import platform
+import statistics
 import subprocess
 import sys
 
@@ -407,16 +408,19 @@ print(*faults[2:])
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
 def test_retain_freed_memory_lets_steps_reuse_their_pages() -> None:
     """With malloc's defaults each step of a batch of settings maps its temporaries afresh and
-    faults on their pages (over a thousand a step here); retained, later steps reuse them."""
+    faults on their pages; retained, later steps reuse them."""
 
-    def least_faults(retain: bool) -> int:
+    def epoch_faults(retain: bool) -> list[int]:
         out = subprocess.run(
             [sys.executable, "-c", _PAGE_FAULTS, str(int(retain))],
             capture_output=True, text=True, check=True,
         )  # fmt: skip
-        return min(int(f) for f in out.stdout.split())
+        return [int(f) for f in out.stdout.split()]
 
-    # defaults: every epoch faults (measured 12,000 to 27,000 an epoch); retained: at least one
-    # epoch reuses all its pages (measured 1 to 4), though the heap may still grow in another
-    assert least_faults(retain=False) > 10 * 500
-    assert least_faults(retain=True) < 10 * 10
+    # with the defaults a typical epoch faults, though glibc raises its thresholds after a
+    # large free, so now and then an epoch faults less (measured in 15 runs: 765 to 25,175 an
+    # epoch, medians 1,960 to 22,400); retained, at least one epoch reuses all its pages
+    # (measured 1 to 3 at least), though the heap may still grow in others (up to 799)
+    least_retained = min(epoch_faults(retain=True))
+    assert least_retained < 10 * 10  # under 10 faults a step
+    assert statistics.median(epoch_faults(retain=False)) > 10 * max(least_retained, 10)
