@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import time
 
 import networkx as nx
 import numpy as np
@@ -202,17 +201,16 @@ def test_weighted_with_ties_matches_reference(name):
     assert _edge_partition(res.edge_labels) == _edge_partition(ref_labels)
 
 
-def test_link_pruned_graph_is_fast():
-    """A graph of link's pruned size (several thousand edges, hubs) runs in well under seconds."""
+def test_link_pruned_graph_partitions_every_edge():
+    """A graph of link's pruned size (several thousand edges, hubs) gets every edge a community
+    (its speed is ``benchmarks/bench_linkcomm.py``'s, not a test's)."""
     g = nx.powerlaw_cluster_graph(724, 8, 0.3, seed=0)
     edges = np.array(g.edges())
     weights = np.random.default_rng(0).random(len(edges))
-    t0 = time.perf_counter()
     res = link_communities(724, edges, weights)
-    elapsed = time.perf_counter() - t0
     assert len(edges) > 5000
-    assert res.n_communities >= 1
-    assert elapsed < 10.0
+    assert res.edge_labels.shape == (len(edges),)
+    assert res.n_communities == len(np.unique(res.edge_labels)) >= 1
 
 
 @pytest.mark.parametrize("weighted", [False, True])

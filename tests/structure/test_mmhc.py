@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -14,14 +12,12 @@ from bnstudy.structure.mmhc import mmhc, mmpc, mmpc_skeleton
 
 
 @pytest.mark.slow
-def test_alarm_fast_and_accurate(alarm):
-    """Measured: about 0.5 s, skeleton F1 0.978 (44 hits, 0 additional, 2 missing)."""
+def test_alarm_accurate(alarm):
+    """Measured: skeleton F1 0.978 (44 hits, 0 additional, 2 missing); its speed against
+    pgmpy's is ``benchmarks/bench_structure.py``'s."""
     x = forward_sample(alarm, 20000, rng=np.random.default_rng(0))
     cards = [alarm.cardinality[v] for v in alarm.nodes]
-    t0 = time.perf_counter()
     dag, skel = mmhc(x, cards=cards, return_skeleton=True)
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 30
     assert is_dag(dag)
     assert not (dag & ~skel).any()  # hill climbing stays inside the MMPC skeleton
     idx = {v: i for i, v in enumerate(alarm.nodes)}
