@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 import bench_tan_training as btt
 import numpy as np
@@ -83,8 +84,6 @@ def test_batching_limits_solve_the_shared_and_per_setting_model():
 def test_bench_floor_reports_every_batch_size(capsys):
     """``--floor`` runs through at a batch too small for the target (no per-setting work reaches
     3x at 3 settings) and at one large enough, and each record holds the model's terms."""
-    from types import SimpleNamespace
-
     args = SimpleNamespace(
         n_train=200, seed=0, lrs=(3e-3,), settings=[3, 4], repeats=1, clock_fn=time.perf_counter
     )
