@@ -50,6 +50,10 @@ per-setting work (``--floor``, TAN Subset)
     kernels)``; the bound ``a / kernels``, which no batch can pass while it runs these kernels;
     and the most per-setting work at which the ratio reaches 3x, ``shared (1 - 3 / S) / 2``.
     The ratio grows as the per-setting work shrinks, so the last figure says how far it must.
+    Beside it: the least work of the paper's step (an exp of every table entry, the gather,
+    Adam), and the same in one pass over each table, which takes at least the larger of the
+    exp and Adam's memory floor (the 28 bytes an entry a one-pass Adam moves, at the rate an
+    in-place add streams over as many entries), then the gather.
 vectorized vs loop (``--vs-loop``)
     One setting of our vectorized model (one gather per mini-batch) versus a per-feature
     Python-loop model, the authors' design (``TanBayesNetClassifierSubset`` in
@@ -428,6 +432,15 @@ def floor_kernels(trainer, xb: torch.Tensor, grad: torch.Tensor) -> dict[str, Ca
 TARGET = 3.0
 #: ``--floor``'s name for one exp of every table entry, the least a normalization costs.
 EXP = "exp of every table entry"
+#: ``--floor``'s name for the least time a one-pass Adam over every table entry can take: the
+#: bytes it moves at the rate the machine streams memory (:data:`ADAM_BYTES`, :data:`ADD_BYTES`).
+ADAM_MEMORY = "Adam's memory floor"
+#: Bytes a one-pass (fused) Adam moves per float32 entry: it reads the parameter, its gradient
+#: and both moments and writes back the parameter and both moments, in place.
+ADAM_BYTES = 28
+#: Bytes an in-place ``a += b`` moves per float32 entry (reads ``a`` and ``b``, writes ``a``):
+#: ``--floor`` times it to measure the machine's streaming rate.
+ADD_BYTES = 12
 
 
 def batching_limits(
@@ -498,7 +511,7 @@ def bench_floor(shape: str, args, device: torch.device, model: str = "tan_subset
             (n_set, batch, together.model.n_classes), generator=torch.Generator().manual_seed(0)
         ).to(device)
         kernels = floor_kernels(together, xb, grad)
-        times: dict[str, list[float]] = {name: [] for name in [*kernels, EXP]}
+        times: dict[str, list[float]] = {name: [] for name in [*kernels, EXP, ADAM_MEMORY]}
         per_step = steps * n_set
         t_b, t_a = [], []
         for _ in range(args.repeats):  # alternate, so all see the same machine load
@@ -516,11 +529,25 @@ def bench_floor(shape: str, args, device: torch.device, model: str = "tan_subset
             times[EXP].append(
                 kernel_seconds(exp_every_entry, steps, args.clock_fn, sync) / per_step
             )
-        del finite, exp_every_entry
+        # the machine's streaming rate over as many entries as exist, in place as Adam runs,
+        # scaled to the bytes a one-pass Adam moves per entry: no Adam over these entries,
+        # however fused, takes less
+        a, b = torch.rand_like(finite), torch.rand_like(finite)
+        stream = functools.partial(torch.Tensor.add_, a, b)
+        for _ in range(args.repeats):
+            seconds = kernel_seconds(stream, steps, args.clock_fn, sync) / per_step
+            times[ADAM_MEMORY].append(seconds * ADAM_BYTES / ADD_BYTES)
+        entries = finite.numel() // n_set
+        del finite, exp_every_entry, a, b, stream
         med = {name: statistics.median(t) for name, t in times.items()}
+        exp_s, memory = med.pop(EXP), med.pop(ADAM_MEMORY)
+        gather = med["gather every candidate"]
         # what the paper's step cannot skip: normalizing every table (at least its exp), reading
         # every candidate's value at every row (the structure gradient) and Keras's Adam
-        least = med.pop(EXP) + med["gather every candidate"] + med["Adam update of every table"]
+        least = exp_s + gather + med["Adam update of every table"]
+        # the same in one pass over each table that updates it and takes the exp of the result
+        # for the next step (exp and memory traffic overlapped at best), then the gather
+        fused = max(exp_s, memory) + gather
         med_b, med_a = statistics.median(t_b), statistics.median(t_a)
         floor = sum(med.values())
         lim = batching_limits(med_a, med_b, floor, n_set)
@@ -532,13 +559,18 @@ def bench_floor(shape: str, args, device: torch.device, model: str = "tan_subset
                 f"{floor / lim['needed']:.1f} times that\n"
                 f"{pad} least per-setting work of the paper's step (an exp of every table entry, "
                 f"the gather of every candidate, Adam): {1e3 * least:.3f} ms, "
-                f"{least / lim['needed']:.1f} times that"
+                f"{least / lim['needed']:.1f} times that\n"
+                f"{pad} the same with one pass per table (the larger of the exp and Adam's "
+                f"memory floor), and the gather: {1e3 * fused:.3f} ms, "
+                f"{fused / lim['needed']:.1f} times that"
             )
         else:  # S <= TARGET, or a batch no faster than one setting alone
             reach = (
                 f"{TARGET:g}x at {n_set} settings is out of reach at any per-setting work "
-                f"(least of the paper's step: {1e3 * least:.3f} ms)"
+                f"(least of the paper's step: {1e3 * least:.3f} ms; with one pass per table: "
+                f"{1e3 * fused:.3f} ms)"
             )
+        rate = ADAM_BYTES * entries / memory  # bytes a second, as the in-place add streamed
         print(f"S = {n_set}: {'kernel':<28} {'ms/setting-step':>16} {'of the batch step':>18}")
         for name, t in [*med.items(), ("sum", floor)]:
             print(f"{pad} {name:<28} {1e3 * t:>16.3f} {t / med_b:>17.0%}")
@@ -548,11 +580,15 @@ def bench_floor(shape: str, args, device: torch.device, model: str = "tan_subset
             f"per setting {1e3 * lim['per_setting']:.3f} ms\n"
             f"{pad} ceiling with only the kernels above per setting: {lim['ceiling']:.2f}x; "
             f"bound: alone / sum = {lim['bound']:.2f}x\n"
+            f"{pad} {entries:,} table entries a setting: their exp {1e3 * exp_s:.3f} ms; "
+            f"{ADAM_MEMORY} {1e3 * memory:.3f} ms ({ADAM_BYTES} bytes an entry at the "
+            f"{rate / 1e9:.1f} GB/s an in-place add streams here)\n"
             f"{pad} {reach}"
         )
         out.append(
             {"shape": shape, "model": model, "S": n_set, "kernels": med, "batched": med_b,
-             "alone": med_a, "least": least, **lim}
+             "alone": med_a, "least": least, "exp": exp_s, "adam_memory": memory,
+             "fused": fused, "entries": entries, **lim}
         )  # fmt: skip
     return out
 

@@ -89,9 +89,22 @@ def test_bench_floor_reports_every_batch_size(capsys):
     )
     out = btt.bench_floor("satimage", args, torch.device("cpu"))
     printed = capsys.readouterr().out
+    (_, _, _, _, n_states, n_classes), cand = btt.bench_data("satimage", args)
+    entries = sum(  # a table per candidate: child states x parent states (1: none) x classes
+        n_states[i] * (1 if j == -1 else n_states[j]) * n_classes
+        for i in range(n_states.size)
+        for j in cand[i]
+        if j != btt.PAD
+    )
     assert [r["S"] for r in out] == [3, 4]
     assert "3x at 3 settings is out of reach at any per-setting work" in printed
     assert out[0]["needed"] <= 0
+    assert printed.count(f"{btt.ADAM_MEMORY} ") == 2
     for r in out:
-        assert btt.EXP not in r["kernels"] and r["least"] > 0
+        assert btt.EXP not in r["kernels"] and btt.ADAM_MEMORY not in r["kernels"]
+        assert r["least"] > 0 and r["adam_memory"] > 0
         assert r["per_setting"] == pytest.approx(r["batched"] - r["shared"] / r["S"])
+        # one pass per table: the larger of its exp and Adam's traffic, then the gather
+        gather = r["kernels"]["gather every candidate"]
+        assert r["fused"] == max(r["exp"], r["adam_memory"]) + gather
+        assert r["entries"] == entries
