@@ -308,6 +308,27 @@ def test_no_underflow_with_many_small_factors():
     assert np.isfinite(ll[2])
 
 
+def test_no_underflow_when_factors_peak_at_different_states():
+    """360 children, half favouring H=0 and half H=1: rescaling each factor to a maximum of one
+    is not enough (their product is ~1e-720 in both states): those samples are redone in log
+    space, whose sum of 360 logs costs some precision."""
+    k = 180
+    children = [f"C{i}" for i in range(2 * k)]
+    favours_0 = np.array([[1 - 1e-3, 1e-3], [1 - 1e-5, 1e-5]])
+    cpts = {c: favours_0 if i < k else favours_0[::-1].copy() for i, c in enumerate(children)}
+    bn = DiscreteBayesianNetwork(
+        nodes=["H", *children],
+        parents=dict.fromkeys(children, ["H"]),
+        cpts={"H": np.array([0.5, 0.5]), **cpts},
+        state_names={v: ["0", "1"] for v in ["H", *children]},
+    )
+    jt = JunctionTree(bn, ["H"])
+    counts, ll = jt.expected_counts(np.ones((2, 2 * k), dtype=int))
+    # both states of H give (1e-3)^k (1e-5)^k, so P(e) = that and P(H | e) = (1/2, 1/2)
+    np.testing.assert_allclose(ll, k * np.log(1e-3) + k * np.log(1e-5), rtol=1e-12)
+    np.testing.assert_allclose(counts["H"], [1.0, 1.0], rtol=1e-9)
+
+
 def test_new_cpts_same_evidence(handmade):
     """EM's pattern: one compiled tree, one evidence array, new CPTs every call."""
     hidden = ["A", "C", "E"]
