@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -28,6 +30,7 @@ from bnstudy.mrf import (
     sample_tree,
     tree_mle,
 )
+from bnstudy.mrf.exact import sample_enumeration
 from bnstudy.mrf.grouping import canonical_labels, dp_blocked_gibbs_tree
 
 # ---------------------------------------------------------------- exact posterior on a tiny tree
@@ -244,6 +247,45 @@ def test_bayesian_estimators_beat_mle_on_small_n(two_group_grid, sampler, kwargs
 
 
 # ---------------------------------------------------------------- result object and helpers
+
+
+def test_mh_auxvar_exchange_draws_from_the_current_theta():
+    """With exact particles, the exchange move draws edge i's auxiliary count from Binomial(n, q*_i),
+    q* the marginal of the proposed theta*. Each draw is checked against q* recomputed from the
+    theta the chain holds at that moment, so marginals cached across the phi | c update (which
+    moves theta every step) would fail it."""
+    draws = []
+
+    class Spy(np.random.Generator):
+        def binomial(self, n, p, size=None):
+            caller = inspect.currentframe().f_back
+            if caller.f_code.co_name == "mh_auxvar":
+                loc = caller.f_locals  # KeyError if the names change: the test must be updated
+                w, i, w_star = loc["w"], loc["i"], loc["w_star"]
+                q = loc["enum"].marginals(w)[i]
+                tilt = q * math.exp(w_star[i] - w[i])
+                draws.append((loc["t"], p, tilt / (tilt + 1.0 - q)))
+            return super().binomial(n, p, size)
+
+    g = grid(3, 3)
+    rng = np.random.default_rng(0)
+    theta = rng.choice([0.2, 0.5, 0.8], g.n_edges)
+    X = sample_enumeration(g, theta, 200, rng=rng)
+    mh_auxvar(
+        g,
+        X,
+        n_steps=5,
+        rng=Spy(np.random.PCG64(1)),
+        auxiliary="exchange",
+        particles="exact",
+        n_phi_steps=20,
+        step_pcd_iter=10,
+        mle=np.clip(theta + 0.02, 0.01, 0.99),
+        pcd_params={"n_particles": 100},
+    )
+    steps, used, current = np.array(draws).T
+    assert (steps >= 1).sum() > 20  # draws after phi updates, where stale marginals would show
+    np.testing.assert_allclose(used, current, rtol=0, atol=1e-12)
 
 
 def test_result_fields_and_determinism():

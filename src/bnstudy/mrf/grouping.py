@@ -1072,6 +1072,7 @@ def mh_auxvar(
         for t in range(int(n_steps)):
             theta = groups.theta()
             w = logit(theta)
+            q = None  # the phi | c update below moves theta: marginals of this step's theta
             for i in range(E):
                 for _ in range(int(n_proposals)):
                     g_old = int(groups.c[i])
