@@ -87,7 +87,7 @@ def test_sharing_table_puts_the_paper_beside_ours():
         }
         for net in ("pigs", "adapt")
         for n in (25, 50)
-        for k in (0, 10, 20)
+        for k in (0, 10, 20, 30)
         for _ in range(3)
     ]
     paper = pd.DataFrame(
@@ -103,7 +103,14 @@ def test_sharing_table_puts_the_paper_beside_ours():
         }
     )
     levels, table = sharing_table(pd.DataFrame(rows), paper)
-    assert len(levels) == 12
+    assert len(levels) == 16  # the no-sharing level is reported ...
+    # ... but r runs over the sharing levels only, as the paper's gradual sharing
+    assert table["levels"].dropna().eq(3).all()
+    pigs_25 = levels[(levels["network"] == "pigs") & (levels["n_samples"] == 25)]
+    shared = pigs_25[pigs_25["n_shared"] > 0]
+    got = table[(table["network"] == "pigs") & (table["n"] == 25)]["r_error_mean"].item()
+    assert got == pytest.approx(np.corrcoef(shared["n_shared"], shared["error_mean"])[0, 1])
+    assert got != pytest.approx(np.corrcoef(pigs_25["n_shared"], pigs_25["error_mean"])[0, 1])
     pigs = table[table["network"] == "pigs"].set_index("n")
     assert pigs.loc[25, "r_error_mean_paper"] == 0.5 and pigs.loc[50, "r_loglik_std_paper"] == -0.5
     assert table[table["network"] == "adapt"]["r_error_mean_paper"].isna().all()

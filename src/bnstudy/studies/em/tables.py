@@ -71,13 +71,20 @@ def sharing_table(trials: pd.DataFrame, paper: pd.DataFrame) -> tuple[pd.DataFra
     Returns
     -------
     levels : DataFrame
-        Mean and std of every metric per network, sample size and number of shared nodes.
+        Mean and std of every metric per network, sample size and number of shared nodes, the
+        no-sharing level (``n_shared`` = 0) included.
     table : DataFrame
-        One row per network and sample size: ours (``r_*``) beside the paper's (``r_*_paper``),
+        One row per network and sample size: ours (``r_*``, over the ``levels`` with at least
+        one shared node, as the paper's) beside the paper's (``r_*_paper``),
         followed by the paper's rows for networks that are not public (ours left empty).
     """
     levels = summarize_trials(trials, ["network", "n_samples", "n_shared"])
-    ours = sharing_correlations(levels, ["network", "n_samples"]).rename(columns={"n_samples": "n"})
+    # r runs over the levels of the gradual sharing method (Sec. 5.2: S starts with
+    # Delta n_S >= 1 shared nodes; Eq. 10's example is n_S in {2, 4, ..., 10}, m = 5). The
+    # no-sharing batch (n_shared = 0), there for Fig. 5 and 6's comparisons, is not one of them.
+    sharing = levels[levels["n_shared"] > 0]
+    ours = sharing_correlations(sharing, ["network", "n_samples"])
+    ours = ours.rename(columns={"n_samples": "n"})
     ours["paper_network"] = ours["network"].map(PAPER_NETWORK)
     paper = paper.rename(columns={c: f"{c}_paper" for c in _R_COLUMNS})
     merged = ours.merge(paper, on=["paper_network", "n"], how="left")
