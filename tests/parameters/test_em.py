@@ -388,6 +388,22 @@ def test_bad_data_raises(small_bn, small_data):
         )
 
 
+def test_hidden_columns_are_not_read(small_bn, small_data):
+    """A float array with NaN (the usual missing-value marker) in the hidden column fits as the
+    integer data does."""
+    holes = small_data.astype(float)
+    holes[:, small_bn.index("H")] = np.nan
+    fits = [
+        ExpectationMaximization().fit(small_bn, d, ["H"], rng=np.random.default_rng(0))
+        for d in (small_data, holes)
+    ]
+    assert fits[0].log_likelihood_trace_ == fits[1].log_likelihood_trace_
+    with pytest.raises(ValueError, match="node 'A' holds nan"):
+        bad = holes.copy()
+        bad[0, small_bn.index("A")] = np.nan
+        ExpectationMaximization().fit(small_bn, bad, ["H"], rng=np.random.default_rng(0))
+
+
 def test_no_rows_raises(small_bn, small_data):
     empty = small_data[:0]
     with pytest.raises(

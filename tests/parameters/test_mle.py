@@ -72,8 +72,19 @@ def test_check_data_names_node_and_value(small_bn):
     assert check_data(small_bn, bad, columns=["H", "A"]).dtype == np.int64
     with pytest.raises(ValueError, match="2-D"):
         check_data(small_bn, data[0])
-    with pytest.raises(ValueError, match="integer state indices"):
+    first = small_bn.nodes[0]
+    with pytest.raises(ValueError, match=rf"node '{first}' holds \d\.5, not an integer state"):
         check_data(small_bn, data + 0.5)
+    with pytest.raises(ValueError, match="integer state indices, got dtype <U"):
+        check_data(small_bn, data.astype(str))
+    # NaN (or a fraction) in a column that is not checked is not read
+    holes = data.astype(float)
+    holes[:, small_bn.index("C")] = np.nan
+    rest = [v for v in small_bn.nodes if v != "C"]
+    out = check_data(small_bn, holes, columns=rest)
+    np.testing.assert_array_equal(
+        np.delete(out, small_bn.index("C"), axis=1), np.delete(data, small_bn.index("C"), axis=1)
+    )
     np.testing.assert_array_equal(check_data(small_bn, data.astype(float)), data)
 
 

@@ -102,6 +102,11 @@ def test_gradual_sharing_sets_sizes_and_determinism():
     assert [len(s) for s in a] == [0, 3, 6, 9, 10]  # the last step adds fewer
     assert a == b and a != c
     # step 1: a single "shared" node is no sharing, so that size is left out
+    # a step past |H| shares all of H at once
+    assert [len(s) for s in gradual_sharing_sets(hidden[:3], 5, rng=np.random.default_rng(0))] == [
+        0,
+        3,
+    ]
     assert [len(s) for s in gradual_sharing_sets(hidden[:4], 1, rng=np.random.default_rng(0))] == [
         0,
         2,

@@ -135,7 +135,9 @@ class ExpectationMaximization:
 
     **Differences from libDAI.** The random start draws each CPT row from a flat Dirichlet;
     libDAI's ``Factor::randomize`` fills the factor with uniform entries that are not normalised
-    per row (which is why libDAI discards the first log-likelihood). A row whose pooled count and
+    per row (which is why libDAI discards the first log-likelihood). The nodes of a sharing set
+    start from one random table, a point of the shared model; the paper's code randomizes every
+    factor on its own, so its shared nodes are tied only from the first M-step on. A row whose pooled count and
     pseudo-count are both 0 becomes uniform (libDAI raises). Rows of data impossible under the
     current parameters give ``ll = -inf`` (the engine logs a warning).
 
@@ -200,7 +202,7 @@ class ExpectationMaximization:
             Gives the structure and cardinalities. Its CPTs are not used unless ``init="true"``.
         data : array_like of int, shape (n, len(bn.nodes))
             Samples in ``bn.nodes`` column order. The columns of hidden nodes are ignored (they may
-            hold anything, e.g. -1).
+            hold anything, e.g. -1, or NaN in a float array).
         hidden : sequence of str
             The nodes hidden in every sample (possibly none; not all).
         rng : numpy.random.Generator

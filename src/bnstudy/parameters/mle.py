@@ -52,7 +52,7 @@ def check_data(
         Column ``j`` holds the state index of ``bn.nodes[j]``.
     columns : sequence of str, optional
         The nodes whose values are checked against their cardinality (default: all). Other columns
-        are not inspected (e.g. hidden nodes, which may hold ``-1``).
+        are not inspected (e.g. hidden nodes, which may hold ``-1``, or ``NaN`` in a float array).
 
     Returns
     -------
@@ -61,9 +61,9 @@ def check_data(
     Raises
     ------
     ValueError
-        If ``data`` is not two-dimensional, has the wrong number of columns, holds non-integer
-        values, or a checked column holds a value outside ``0 .. card - 1`` (the message names the
-        node and the value).
+        If ``data`` is not two-dimensional, has the wrong number of columns, or a checked column
+        holds a non-integer value or one outside ``0 .. card - 1`` (the message names the node and
+        the value).
     """
     arr = np.asarray(data)
     if arr.ndim != 2:
@@ -73,13 +73,21 @@ def check_data(
             f"data has {arr.shape[1]} columns but network {bn.name!r} has {len(bn.nodes)} nodes "
             "(columns must follow bn.nodes)"
         )
-    if arr.dtype.kind not in "iub":
-        if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
-            arr = arr.astype(np.int64)
-        else:
-            raise ValueError(f"data must hold integer state indices, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64, copy=False)
     names = bn.nodes if columns is None else list(columns)
+    if arr.dtype.kind not in "iub":
+        if arr.dtype.kind != "f":
+            raise ValueError(f"data must hold integer state indices, got dtype {arr.dtype}")
+        for v in names:
+            col = arr[:, bn.index(v)]
+            bad = ~np.isfinite(col) | (col != np.round(col))
+            if bad.any():
+                raise ValueError(
+                    f"data column of node {v!r} holds {float(col[np.argmax(bad)])}, not an integer "
+                    "state index"
+                )
+        # the columns not checked (hidden nodes) are not read: NaN there becomes 0
+        arr = np.nan_to_num(arr, nan=0.0, posinf=0.0, neginf=0.0).astype(np.int64)
+    arr = arr.astype(np.int64, copy=False)
     for v in names:
         col = arr[:, bn.index(v)]
         if col.size == 0:

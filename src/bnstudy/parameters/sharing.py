@@ -191,7 +191,8 @@ def gradual_sharing_sets(
     rng : numpy.random.Generator
         Draws the order in which hidden nodes become shared (one permutation).
     first : int, optional
-        Size of ``S_1`` (default ``step``); later sets grow by ``step``. Reed & Mengshoel's Fig. 2
+        Size of ``S_1`` (default ``step``, or ``len(hidden)`` if smaller); later sets grow by
+        ``step``. Reed & Mengshoel's Fig. 2
         uses ``first=2, step=4`` (``n_S = 2, 6, ..., 66``).
 
     Returns
@@ -225,9 +226,12 @@ def gradual_sharing_sets(
     if int(step) != step or step < 1:
         raise ValueError(f"step must be an integer >= 1, got {step!r}")
     n = len(nodes)
-    start = int(step) if first is None else first
-    if n and (int(start) != start or not 1 <= start <= n):
+    if first is None:
+        start = min(int(step), n)  # a step past |H| shares all of H at once
+    elif int(first) != first or not 1 <= first <= max(n, 1):
         raise ValueError(f"first must be an integer in 1..{n}, got {first!r}")
+    else:
+        start = int(first)
     # Step 1 of the method, repeated: a random order of H; S_k is the prefix of the k-th size.
     order = [nodes[i] for i in rng.permutation(n)]
     sizes = list(range(int(start), n, int(step))) + ([n] if n else [])
