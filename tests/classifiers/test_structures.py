@@ -22,6 +22,7 @@ from bnstudy.classifiers import (
     structure_margin,
     tan_weight,
 )
+from bnstudy.classifiers.structures import numpy119_argsort
 
 
 def _rows(cand: np.ndarray) -> list[list[int]]:
@@ -228,8 +229,9 @@ def test_heuristic_k_nearest_respects_column_major_storage() -> None:
             elif r == 0 and c == 1:
                 assert row == [0, -1]  # i = 1 <= K: all earlier
             elif r > 0:
-                # pixel above and to the left are both at distance 1: ties go to the earlier
-                # position in the ordering, the pixel above
+                # pixel above and to the left are both at distance 1: at most 15 earlier pixels,
+                # which numpy's argsort sorts by insertion, so the earlier position wins (the
+                # pixel above)
                 assert row == [(r - 1) + 4 * c, -1]
             else:
                 assert row == [r + 4 * (c - 1), -1]  # first row: left neighbour
@@ -238,6 +240,43 @@ def test_heuristic_k_nearest_respects_column_major_storage() -> None:
     order = heuristic_ordering("C", (4, 4))
     for i, d in enumerate(order):
         assert set(_rows(cand_k5[None, d])[0][:-1]) <= set(order[:i].tolist())
+
+
+def test_numpy119_argsort_is_numpys_introsort() -> None:
+    """Numpy sorts 16-bit keys with the introsort of 1.19 (it has no SIMD argsort for them), so
+    its argsort of int16 keys is the reference for ties; the stable order differs."""
+    rng = np.random.default_rng(0)
+    unstable = 0
+    for _ in range(400):
+        keys = rng.integers(0, rng.integers(1, 40), rng.integers(1, 800)).astype(np.int16)
+        got = numpy119_argsort(keys)
+        np.testing.assert_array_equal(got, np.argsort(keys, kind="quicksort"))
+        unstable += not np.array_equal(got, np.argsort(keys, kind="stable"))
+    assert unstable > 300
+    assert numpy119_argsort([]).tolist() == [] and numpy119_argsort([3.0]).tolist() == [0]
+
+
+@pytest.mark.parametrize(("width", "ordering"), [(16, "A"), (16, "C"), (14, "B")])
+def test_heuristic_candidates_are_the_authors(width, ordering) -> None:
+    """``experiment_tan_heuristic.get_feature_configuration`` with numpy's introsort: squared
+    distances (float32) between pixels in the ordering, ``np.argsort`` of each row's earlier
+    ones, the first ``K`` (``max_augmenting_features - 1``)."""
+    n = width * width
+    order = heuristic_ordering(ordering, (width, width), "C")
+    col, row = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(width, dtype=np.float32))
+    col, row = col.reshape(-1)[order], row.reshape(-1)[order]
+    dist = (col[None, :] - col[:, None]) ** 2 + (row[None, :] - row[:, None]) ** 2
+    for k in (1, 5, 8):
+        cand = candidate_parents(
+            "heuristic", n, K=k, ordering=ordering, image_shape=(width, width), pixel_order="C"
+        )
+        differ_from_stable = 0
+        for i in range(k + 1, n):
+            near = np.argsort(dist[i, :i].astype(np.int16), kind="quicksort")[:k]
+            assert _rows(cand[None, order[i]])[0] == [*order[np.sort(near)].tolist(), -1]
+            stable = np.argsort(dist[i, :i], kind="stable")[:k]
+            differ_from_stable += set(near.tolist()) != set(stable.tolist())
+        assert differ_from_stable > n // 5  # the ties matter
 
 
 @pytest.mark.parametrize(

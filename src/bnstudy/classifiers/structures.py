@@ -41,6 +41,7 @@ __all__ = [
     "conditional_mutual_information",
     "heuristic_ordering",
     "is_valid_tan",
+    "numpy119_argsort",
     "paper_feature_orderings",
     "paper_parent_permutations",
     "random_tan_parents",
@@ -558,6 +559,101 @@ def _pixel_coordinates(image_shape: tuple[int, int], pixel_order: str) -> np.nda
     return np.stack([r, c], axis=1).astype(np.float64)
 
 
+#: Numpy 1.19's quicksort sorts runs of at most this many + 1 elements by insertion.
+_SMALL_QUICKSORT = 15
+
+
+def numpy119_argsort(values: Sequence[float] | np.ndarray) -> np.ndarray:
+    """The permutation ``numpy.argsort(values)`` returned under numpy 1.19, ties included.
+
+    Numpy's default argsort (``kind="quicksort"``) is not stable: the order in which it leaves
+    equal values is that of its algorithm. The authors choose the ``K`` nearest earlier pixels of
+    TAN Heuristic with ``np.argsort(feature_dists)`` under numpy 1.19.1
+    (``pgm-2020/environment.yml``), and pixel distances tie all the time (the four neighbours at
+    1, the diagonals at 2, ...), so their candidate sets depend on how that version breaks ties.
+    Newer numpy sorts float32 keys with SIMD sorts (AVX-512, AVX2) that break them otherwise, and
+    ``kind="stable"`` keeps the earlier position, which gives other sets for most features past
+    the 16th (for ``K = 1`` on 16x16 images, the pixel one row back instead of the one before).
+
+    This is a port of ``aquicksort_<type>`` of numpy 1.19's ``npysort/quicksort.c.src``, which
+    numpy still uses for keys it has no SIMD sort for (16-bit integers; a test compares them):
+    median-of-three partitioning, the larger part pushed on a stack, runs of at most 16
+    elements sorted by insertion. Its fallback to heapsort after ``2 log2(n)`` partitions of one
+    run, which pixel distances never reach, is not ported: reaching it raises.
+
+    Parameters
+    ----------
+    values : array_like of float, shape (n,)
+        Keys without NaN.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+
+    Raises
+    ------
+    RuntimeError
+        Where numpy 1.19 would have switched to heapsort.
+
+    Examples
+    --------
+    >>> numpy119_argsort([2.0, 1.0, 1.0]).tolist()
+    [1, 2, 0]
+    """
+    v = np.asarray(values).tolist()
+    n = len(v)
+    idx = list(range(n))
+    pl, pr = 0, n - 1
+    stack: list[tuple[int, int, int]] = []
+    depth = 2 * max(n.bit_length() - 1, 0)  # npy_get_msb(n) * 2
+    while True:
+        if depth < 0:
+            raise RuntimeError(
+                f"numpy 1.19's argsort of these {n} values would switch to heapsort, which "
+                "numpy119_argsort does not reproduce"
+            )
+        while pr - pl > _SMALL_QUICKSORT:
+            pm = pl + ((pr - pl) >> 1)
+            if v[idx[pm]] < v[idx[pl]]:
+                idx[pm], idx[pl] = idx[pl], idx[pm]
+            if v[idx[pr]] < v[idx[pm]]:
+                idx[pr], idx[pm] = idx[pm], idx[pr]
+            if v[idx[pm]] < v[idx[pl]]:
+                idx[pm], idx[pl] = idx[pl], idx[pm]
+            pivot = v[idx[pm]]
+            pi, pj = pl, pr - 1
+            idx[pm], idx[pj] = idx[pj], idx[pm]
+            while True:
+                pi += 1
+                while v[idx[pi]] < pivot:
+                    pi += 1
+                pj -= 1
+                while pivot < v[idx[pj]]:
+                    pj -= 1
+                if pi >= pj:
+                    break
+                idx[pi], idx[pj] = idx[pj], idx[pi]
+            idx[pi], idx[pr - 1] = idx[pr - 1], idx[pi]
+            depth -= 1
+            if pi - pl < pr - pi:  # push the larger part, go on with the smaller
+                stack.append((pi + 1, pr, depth))
+                pr = pi - 1
+            else:
+                stack.append((pl, pi - 1, depth))
+                pl = pi + 1
+        for pi in range(pl + 1, pr + 1):  # insertion sort of the run
+            vi = idx[pi]
+            key = v[vi]
+            pj = pi
+            while pj > pl and key < v[idx[pj - 1]]:
+                idx[pj] = idx[pj - 1]
+                pj -= 1
+            idx[pj] = vi
+        if not stack:
+            return np.array(idx, dtype=np.int64)
+        pl, pr, depth = stack.pop()
+
+
 def _assemble(order: np.ndarray, chosen_positions: list[np.ndarray]) -> np.ndarray:
     """Rows of feature indices (positions sorted, then ``-1``) padded with :data:`PAD`."""
     n = order.size
@@ -589,8 +685,9 @@ def candidate_parents(
         ``"subset"``: for the ``i``-th feature of the ordering (0-based) all earlier features if
         ``i <= K``, else the first ``K`` entries of a random permutation of the earlier positions.
         ``"all"``: all earlier features. ``"heuristic"``: ordering ``"A"``/``"B"``/``"C"`` of an
-        image and, for ``i > K``, the ``K`` earlier pixels nearest in Euclidean distance (ties to
-        the earlier position). ``"pseudo"``: ``K`` random other features regardless of any
+        image and, for ``i > K``, the ``K`` earlier pixels nearest in Euclidean distance (ties
+        broken as the authors' ``np.argsort`` broke them, see :func:`numpy119_argsort`).
+        ``"pseudo"``: ``K`` random other features regardless of any
         ordering (the learned graph may contain cycles).
     n_features : int
     K : int, optional
@@ -660,7 +757,7 @@ def candidate_parents(
                 chosen.append(np.arange(i))
             else:
                 dist = np.sum((coords[:i] - coords[i]) ** 2, axis=1)
-                chosen.append(np.argsort(dist, kind="stable")[:k])
+                chosen.append(numpy119_argsort(dist)[:k])
         return _assemble(order, chosen)
     # pseudo: K random other features, no ordering constraint (cycles possible)
     if rng is None:
