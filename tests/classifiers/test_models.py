@@ -136,6 +136,8 @@ def test_bad_inputs_raise_value_errors() -> None:
         model.fit_ml(bad, y)
     with pytest.raises(ValueError, match="label 3 out of range for 3 classes"):
         model.fit_ml(x, np.where(np.arange(10) == 0, 3, y))
+    with pytest.raises(ValueError, match="smoothing must be > 0"):
+        model.fit_ml(x, y, smoothing=0.0)
     with pytest.raises(ValueError, match="shape"):
         model.log_joint(x[:, :4])
     with pytest.raises(ValueError, match="integer"):

@@ -326,6 +326,18 @@ def test_bad_data(tan_data: dict) -> None:
             n_epochs=1,
             batch_size=100,
         )
+    # candidates are indices: a float array is not cut to integers
+    cand = candidate_parents("all", 6).astype(float)
+    with pytest.raises(
+        ValueError, match=r"settings\[0\]: candidates must be integers, got float64"
+    ):
+        train_batched(
+            [{"lam": 0.0, "lr": 1e-2, "candidates": cand}],
+            *(fold.x_train, fold.y_train, fold.x_test, fold.y_test, ns, 3),
+            seeds=[0],
+            n_epochs=1,
+            batch_size=100,
+        )
 
 
 def test_fused_keras_adam_equals_stacked_adam(tan_data: dict) -> None:

@@ -737,7 +737,7 @@ class BNClassifier(torch.nn.Module):
         x : array_like of int, shape (n, D)
         y : array_like of int, shape (n,)
         smoothing : float, default 1.0
-            Pseudo-count added to every cell (add-one / Laplace smoothing).
+            Pseudo-count added to every cell (add-one / Laplace smoothing); must be positive.
         chunk_size : int, optional
             Samples per counting chunk (default: about 4 M index entries per chunk).
 
@@ -750,8 +750,11 @@ class BNClassifier(torch.nn.Module):
         Roth & Pernkopf (2020), Sec. 4 ("Results for maximum likelihood parameters (ML) are
         obtained in closed-form"); Friedman, Geiger & Goldszmidt (1997), Sec. 4.
         """
-        if not smoothing >= 0:
-            raise ValueError(f"smoothing must be >= 0, got {smoothing!r}")
+        if not smoothing > 0:
+            raise ValueError(
+                f"smoothing must be > 0, got {smoothing!r}: a table row with no count would be "
+                "0/0, and its NaN would win every argmax"
+            )
         check_features(x, self.n_states)
         check_labels(y, self.n_classes)
         xt = _as_index_tensor(x, self.cand.device)

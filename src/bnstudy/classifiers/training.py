@@ -371,6 +371,8 @@ class TrainSetting:
             raise ValueError(
                 f"settings[{index}]: candidates must have shape ({n_features}, C), got {cand.shape}"
             )
+        if not np.issubdtype(cand.dtype, np.integer):
+            raise ValueError(f"settings[{index}]: candidates must be integers, got {cand.dtype}")
         return cls(lam, gamma, eta, lr, cand.astype(np.int64), True)
 
 
