@@ -528,7 +528,9 @@ def sample_subcommunities(
     Returns
     -------
     list of numpy.ndarray of int64, or of (sub-community, core) pairs
-        Sorted sub-communities; together they cover ``C u MB(C)``, and their cores cover ``C``.
+        Sorted sub-communities; their cores cover ``C``, and together they cover ``C u MB(C)``
+        except where a node's own Markov blanket exceeds ``max_size - 1``: its sub-community then
+        holds only its ``max_size - 1`` strongest blanket members.
     """
     comm = np.unique(np.asarray(community, dtype=np.int64))
     w = np.nan_to_num(np.asarray(weights, dtype=float), nan=-np.inf)
