@@ -1053,10 +1053,10 @@ def mh_auxvar(
         SZ = kernel.agreement_counts(Z)
         Y = Z.copy()  # auxiliary Y of the phi-chain; its target P(.; phi~) is set each step
     else:
-        # the chain state needs only the counts: SZ for the paper's ratio, q for the exchange
-        # move, whose one changed edge i makes S_W,i ~ Binomial(n, q*_i), q* the tilted marginal
+        # the chain state needs only the counts: SZ for the paper's ratio; the exchange move
+        # needs the marginals q of each step's theta (set in the loop), as its one changed edge i
+        # makes S_W,i ~ Binomial(n, q*_i), q* the tilted marginal
         SZ = enum.draw_counts(w_tilde, n, rng=rng) if not exchange else None
-        q = None
     step_pcd = _step_pcd(graph, pcd_params, step_pcd_iter)
     init_time = time.perf_counter() - t_start
     rec = _Recorder(int(n_steps), E)
