@@ -148,20 +148,27 @@ def test_objective_adds_each_sharing_sets_log_prior_once(small_bn):
     assert em._log_prior(em.cpts_, 0.7) == float(0.7 * prior)
 
 
-@pytest.mark.parametrize("sharing", [None, [shared_node_set()]], ids=["no_sharing", "sharing"])
-def test_em_monotone_mini_adapt_production(mini_adapt, sharing):
+@pytest.mark.parametrize(
+    ("sharing", "init"),
+    [(None, "random"), ([shared_node_set()], "random_shared"), ([shared_node_set()], "random")],
+    ids=["no_sharing", "sharing_tied_start", "sharing_apart_start"],
+)
+def test_em_monotone_mini_adapt_production(mini_adapt, sharing, init):
+    """Monotone from the start, but for shared nodes that start apart (``init="random"``): that
+    start is not a point of the shared model, so the guarantee holds from the first M-step on."""
     data = forward_sample(mini_adapt, 500, rng=np.random.default_rng(7))
     hidden = hidden_nodes("O_P")
     engine = JunctionTree(mini_adapt, hidden)
+    first = 1 if sharing and init == "random" else 0
     for seed in range(3):
-        ml = ExpectationMaximization(sharing=sharing, pseudo_count=0.0, tol=0.0, max_iter=25).fit(
+        ml = ExpectationMaximization(
+            sharing=sharing, pseudo_count=0.0, tol=0.0, max_iter=25, init=init
+        ).fit(mini_adapt, data, hidden, rng=np.random.default_rng(seed), engine=engine)
+        assert _is_nondecreasing(ml.log_likelihood_trace_[first:])
+        smoothed = ExpectationMaximization(sharing=sharing, tol=0.0, max_iter=25, init=init).fit(
             mini_adapt, data, hidden, rng=np.random.default_rng(seed), engine=engine
         )
-        assert _is_nondecreasing(ml.log_likelihood_trace_)
-        smoothed = ExpectationMaximization(sharing=sharing, tol=0.0, max_iter=25).fit(
-            mini_adapt, data, hidden, rng=np.random.default_rng(seed), engine=engine
-        )
-        assert _is_nondecreasing(smoothed.objective_trace_)
+        assert _is_nondecreasing(smoothed.objective_trace_[first:])
 
 
 # ---------------------------------------------------------------------- complete data
@@ -248,9 +255,9 @@ def test_m_step_pools_expected_counts(small_bn, pseudo_count):
     np.testing.assert_allclose(em.cpts_["B"], unshared, rtol=1e-12)
 
 
-def test_shared_nodes_start_with_one_random_cpt(small_bn):
+def test_random_shared_start_gives_a_sharing_set_one_random_cpt(small_bn):
     data = forward_sample(small_bn, 50, rng=np.random.default_rng(0))
-    em = ExpectationMaximization(sharing=[["A", "A2"]], max_iter=1).fit(
+    em = ExpectationMaximization(sharing=[["A", "A2"]], max_iter=1, init="random_shared").fit(
         small_bn, data, ["H", "A", "A2"], rng=np.random.default_rng(1)
     )
     start = em.init_cpts_
@@ -259,6 +266,40 @@ def test_shared_nodes_start_with_one_random_cpt(small_bn):
         assert t.shape == small_bn.cpts[v].shape
         np.testing.assert_allclose(t.sum(axis=-1), 1.0)
     assert not np.allclose(start["C"][0], start["C"][1])  # rows drawn independently
+
+
+def test_random_start_draws_every_node_apart_and_the_first_m_step_ties_them(small_bn):
+    """The paper's code randomizes every factor on its own: shared nodes start apart."""
+    data = forward_sample(small_bn, 200, rng=np.random.default_rng(0))
+    hidden = ["H"]
+    em = ExpectationMaximization(sharing=[["A", "A2"]], max_iter=1).fit(
+        small_bn, data, hidden, rng=np.random.default_rng(1)
+    )
+    start = em.init_cpts_
+    assert not np.allclose(start["A"], start["A2"])
+    np.testing.assert_array_equal(em.cpts_["A"], em.cpts_["A2"])
+    # node by node in bn.nodes order, one flat-Dirichlet draw of each table
+    rng = np.random.default_rng(1)
+    for v in small_bn.nodes:
+        e = rng.standard_exponential(small_bn.cpts[v].shape)
+        np.testing.assert_array_equal(start[v], e / e.sum(axis=-1, keepdims=True))
+    # the first E-step reads each node's own table: the tied CPT pools counts taken apart
+    jt = JunctionTree(small_bn, hidden)
+    counts, _ = jt.expected_counts(data[:, [small_bn.index(v) for v in jt.observed_]], start)
+    pooled = counts["A"] + counts["A2"] + 1.0
+    np.testing.assert_allclose(em.cpts_["A"], pooled / pooled.sum(-1, keepdims=True), rtol=1e-12)
+
+
+def test_random_and_random_shared_are_one_start_without_sharing(small_bn):
+    data = forward_sample(small_bn, 200, rng=np.random.default_rng(3))
+    runs = [
+        ExpectationMaximization(init=init).fit(small_bn, data, ["H"], rng=np.random.default_rng(4))
+        for init in ("random", "random_shared")
+    ]
+    assert runs[0].log_likelihood_trace_ == runs[1].log_likelihood_trace_
+    for v in small_bn.nodes:
+        np.testing.assert_array_equal(runs[0].init_cpts_[v], runs[1].init_cpts_[v])
+        np.testing.assert_array_equal(runs[0].cpts_[v], runs[1].cpts_[v])
 
 
 def _swap_states(bn: DiscreteBayesianNetwork, cpts, nodes):

@@ -40,7 +40,7 @@ __all__ = ["ExpectationMaximization"]
 
 logger = logging.getLogger(__name__)
 
-_INITS = ("random", "uniform", "true")
+_INITS = ("random", "random_shared", "uniform", "true")
 
 
 class ExpectationMaximization:
@@ -64,13 +64,16 @@ class ExpectationMaximization:
         Added to every (pooled) expected count before normalising, once per sharing set (libDAI's
         ``CondProbEstimation`` with ``pseudo_count = 1``, as in the paper's code). 0 gives
         maximum-likelihood EM.
-    init : {"random", "uniform", "true"} or mapping, default "random"
-        Starting CPTs. ``"random"``: every CPT row drawn independently from the flat Dirichlet
-        (uniform on the simplex) with ``rng``, one draw per sharing set, in the order of the sets'
-        first nodes in ``bn.nodes``; ``"uniform"``: uniform rows; ``"true"``: ``bn.cpts``; a
-        mapping: explicit CPTs for every node (shapes of ``bn.cpts``, rows summing to 1). For
-        ``"true"`` and a mapping, the nodes of a sharing set start from the mean of their tables,
-        so that a set always starts with one common CPT.
+    init : {"random", "random_shared", "uniform", "true"} or mapping, default "random"
+        Starting CPTs. ``"random"``: every CPT row of every node drawn independently from the
+        flat Dirichlet (uniform on the simplex) with ``rng``, node by node in ``bn.nodes`` order,
+        as the paper's code randomizes every factor on its own: the nodes of a sharing set start
+        apart, and the first M-step ties them. ``"random_shared"``: the same draws, one per
+        sharing set (in the order of the sets' first nodes), so that a set starts from one
+        common table, a point of the shared model; without sharing the two are one start, draw
+        for draw. ``"uniform"``: uniform rows; ``"true"``: ``bn.cpts``; a mapping: explicit CPTs
+        for every node (shapes of ``bn.cpts``, rows summing to 1). For ``"true"`` and a mapping,
+        the nodes of a sharing set start from the mean of their tables.
     relative_tol : bool, default True
         ``True``: libDAI's test ``(ll_t - ll_{t-1}) / |ll_{t-1}| <= tol``; ``False``:
         ``ll_t - ll_{t-1} <= tol``.
@@ -78,7 +81,8 @@ class ExpectationMaximization:
     Attributes
     ----------
     init_cpts_ : dict of str to numpy.ndarray
-        The starting CPTs ``theta^(0)`` (nodes of a sharing set have equal tables).
+        The starting CPTs ``theta^(0)`` (nodes of a sharing set have equal tables, but with
+        ``init="random"``).
     cpts_ : dict of str to numpy.ndarray
         The final CPTs ``theta^(T)`` (after the last M-step), shapes as in ``bn.cpts``; nodes of a
         sharing set have equal (but separate) arrays.
@@ -100,7 +104,10 @@ class ExpectationMaximization:
         ``T + 1`` entries: the objective that EM increases monotonically, the log-likelihood plus
         the log Dirichlet prior density up to a constant,
         ``log_likelihood_trace_[t] + pseudo_count * sum_sets sum_entries log theta^(t)`` (each
-        sharing set counted once). With ``pseudo_count = 0`` it equals the log-likelihood trace.
+        sharing set counted once, by its first node's table). With ``pseudo_count = 0`` it equals
+        the log-likelihood trace. A start whose shared nodes are apart (``init="random"`` with
+        sharing) is not a point of the shared model, so the guarantee holds from ``theta^(1)``
+        on: the first step may go down.
     error_trace_ : list of dict
         Only when ``true_cpts`` is given to :meth:`fit`: ``T + 1`` dicts, entry ``t`` the distances
         of ``theta^(t)`` from the true CPTs over all nodes, from
@@ -135,9 +142,10 @@ class ExpectationMaximization:
 
     **Differences from libDAI.** The random start draws each CPT row from a flat Dirichlet;
     libDAI's ``Factor::randomize`` fills the factor with uniform entries that are not normalised
-    per row (which is why libDAI discards the first log-likelihood). The nodes of a sharing set
-    start from one random table, a point of the shared model; the paper's code randomizes every
-    factor on its own, so its shared nodes are tied only from the first M-step on. A row whose pooled count and
+    per row (which is why libDAI discards the first log-likelihood). As there, every node starts
+    on its own and the shared nodes are tied from the first M-step on (``init="random_shared"``
+    starts them tied instead; ``benchmarks/check_em_shared_start.py`` compares the two on
+    Table 3). A row whose pooled count and
     pseudo-count are both 0 becomes uniform (libDAI raises). Rows of data impossible under the
     current parameters give ``ll = -inf`` (the engine logs a warning).
 
@@ -407,13 +415,15 @@ class ExpectationMaximization:
     def _initial_cpts(
         self, bn: DiscreteBayesianNetwork, rng: np.random.Generator
     ) -> dict[str, np.ndarray]:
-        """``theta^(0)``: one table per sharing set, assigned to all of the set's nodes."""
+        """``theta^(0)``: one table per node (``"random"``), else one per sharing set, assigned to
+        all of the set's nodes."""
         theta: dict[str, np.ndarray] = {}
         pos = {v: i for i, v in enumerate(bn.nodes)}
         init = self.init
         if isinstance(init, Mapping):
             given = self._check_init_mapping(bn, init)
-        for group in sorted(self.sharing_, key=lambda g: min(pos[v] for v in g)):
+        groups = [[v] for v in bn.nodes] if init == "random" else self.sharing_
+        for group in sorted(groups, key=lambda g: min(pos[v] for v in g)):
             shape = bn.cpts[group[0]].shape
             if isinstance(init, Mapping) or init == "true":
                 src = given if isinstance(init, Mapping) else bn.cpts
