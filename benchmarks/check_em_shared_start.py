@@ -36,7 +36,6 @@ import yaml
 from against_ref import DATA_MIRROR
 
 from bnstudy.networks import forward_sample, load_network
-from bnstudy.parameters import ExpectationMaximization
 from bnstudy.studies.em.runner import job_design, trial_design
 from bnstudy.studies.em.tables import sharing_table
 from bnstudy.studies.em.trials import EMSettings, run_em_trials
@@ -52,14 +51,9 @@ class TiedStartSettings(EMSettings):
     ``init="random_shared"``: one random table per sharing set."""
 
     def estimator(self, sharing):  # noqa: D102
-        return ExpectationMaximization(
-            sharing=sharing,
-            tol=self.tol,
-            min_iter=self.min_iter,
-            max_iter=self.max_iter,
-            pseudo_count=self.pseudo_count,
-            init="random_shared",
-        )
+        em = super().estimator(sharing)
+        em.init = "random_shared"  # checked by fit, as every hyperparameter
+        return em
 
 
 def cell(job: tuple[Path, str, int, int, str]) -> pd.DataFrame:
