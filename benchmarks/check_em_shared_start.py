@@ -47,7 +47,7 @@ R_COLUMNS = [f"r_{m}_{s}" for m in ("iterations", "loglik", "error") for s in ("
 
 
 class TiedStartSettings(EMSettings):
-    """The study's EM settings, with the start of :class:`ExpectationMaximization`'s
+    """The study's EM settings, with the start of :class:`~bnstudy.parameters.ExpectationMaximization`'s
     ``init="random_shared"``: one random table per sharing set."""
 
     def estimator(self, sharing):  # noqa: D102

@@ -9,7 +9,10 @@ archive's scale (``snakemake results/mrf/small_grid/mh_auxvar/block=0/metrics.cs
 
 - checks that each pair covers every (n, replicate) run the archive has for it;
 - counts the runs whose results equal the archived ones to the bit (every column but the
-  timings and the code's version), so that a pair whose code did not change shows it;
+  timings and the code's version), so that a pair whose code did not change shows it, and
+  gives the largest relative difference of a numeric result: on another CPU model, where NumPy
+  and OpenBLAS pick other vector kernels, the same chains give results that differ in the last
+  bits (about 1e-15), while a changed chain moves them by far more;
 - puts the new runs in place of the archived ones in the archive's ``runs.csv.gz``, and
   recomputes the summary, Table 1 (run time) and the claims as ``make_table_mrf_summary``,
   ``make_table_mrf_runtime`` and ``make_table_mrf_claims`` do (Table 2, the Senate's, is read
@@ -32,6 +35,7 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from bnstudy.studies.claims import read_catalog, tally
@@ -50,6 +54,20 @@ def new_runs(run_dir: Path) -> pd.DataFrame:
     if not files:
         raise SystemExit(f"no fit_mrf outputs under {run_dir / 'results' / 'mrf'}")
     return pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+
+
+def relative_difference(a: pd.Series, b: pd.Series) -> float:
+    """The largest ``|a - b| / max(|a|, |b|)`` over the rows; 0 where both are equal or NaN,
+    ``inf`` where only one is NaN."""
+    a, b = a.to_numpy(dtype=float), b.to_numpy(dtype=float)
+    both_nan = np.isnan(a) & np.isnan(b)
+    if (np.isnan(a) != np.isnan(b)).any():
+        return float("inf")
+    finite = np.isfinite(a) & np.isfinite(b)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rel = np.abs(a - b) / np.maximum(np.abs(a), np.abs(b))
+    rel = np.where((a == b) | both_nan, 0.0, np.where(finite, rel, np.inf))
+    return float(rel.max()) if rel.size else 0.0
 
 
 def merge(archived: pd.DataFrame, new: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -71,11 +89,14 @@ def merge(archived: pd.DataFrame, new: pd.DataFrame) -> tuple[pd.DataFrame, pd.D
         cols = [c for c in old.columns if c not in NOT_RESULTS and c in runs.columns]
         both = old[cols].merge(runs[cols], on=["n", "rep"], suffixes=("_old", "_new"))
         same = pd.Series(True, index=both.index)
+        largest = 0.0
         for c in cols:
             if c in ("n", "rep"):
                 continue
             a, b = both[f"{c}_old"], both[f"{c}_new"]
             same &= (a == b) | (a.isna() & b.isna())
+            if pd.api.types.is_numeric_dtype(a) and pd.api.types.is_numeric_dtype(b):
+                largest = max(largest, relative_difference(a, b))
         codes = sorted(runs["code_hash"].astype(str).unique())
         rows.append(
             {
@@ -83,6 +104,7 @@ def merge(archived: pd.DataFrame, new: pd.DataFrame) -> tuple[pd.DataFrame, pd.D
                 "estimator": est,
                 "runs": len(runs),
                 "equal to the bit": int(same.sum()),
+                "largest relative difference": largest,
                 "code": ", ".join(codes),
             }
         )

@@ -46,6 +46,25 @@ def test_merging_keeps_the_archives_order_and_every_other_run(archived_runs):
     merged, pairs = rc.merge(archived_runs, new)
     pd.testing.assert_frame_equal(merged, archived_runs)
     assert pairs.loc[0, "equal to the bit"] == len(new)
+    assert pairs.loc[0, "largest relative difference"] == 0.0
+
+
+def test_rounding_in_the_last_bits_is_told_apart_from_a_change(archived_runs):
+    # another CPU's vector kernels: the same chains, results a few ulps apart
+    new = pair_runs(archived_runs)
+    odd = new["rep"] % 2 == 1
+    new.loc[odd, "mae"] *= 1 + 2e-15
+    _, pairs = rc.merge(archived_runs, new)
+    assert pairs.loc[0, "equal to the bit"] == len(new) - int(odd.sum())
+    assert 1e-15 < pairs.loc[0, "largest relative difference"] < 3e-15
+
+
+def test_relative_difference_of_missing_and_infinite_values():
+    same = pd.Series([1.0, float("nan"), float("inf"), 0.0])
+    assert rc.relative_difference(same, same.copy()) == 0.0
+    assert rc.relative_difference(same, pd.Series([1.0, 2.0, float("inf"), 0.0])) == float("inf")
+    assert rc.relative_difference(same, pd.Series([1.0, float("nan"), 5.0, 0.0])) == float("inf")
+    assert rc.relative_difference(same, pd.Series([0.5, float("nan"), float("inf"), 0.0])) == 0.5
 
 
 def test_a_changed_sampler_flips_the_claim_it_decides(tmp_path, archived_runs, capsys):
