@@ -60,14 +60,13 @@ def relative_difference(a: pd.Series, b: pd.Series) -> float:
     """The largest ``|a - b| / max(|a|, |b|)`` over the rows; 0 where both are equal or NaN,
     ``inf`` where only one is NaN."""
     a, b = a.to_numpy(dtype=float), b.to_numpy(dtype=float)
-    both_nan = np.isnan(a) & np.isnan(b)
-    if (np.isnan(a) != np.isnan(b)).any():
+    nan = np.isnan(a)
+    if (nan != np.isnan(b)).any():
         return float("inf")
-    finite = np.isfinite(a) & np.isfinite(b)
     with np.errstate(invalid="ignore", divide="ignore"):
         rel = np.abs(a - b) / np.maximum(np.abs(a), np.abs(b))
-    rel = np.where((a == b) | both_nan, 0.0, np.where(finite, rel, np.inf))
-    return float(rel.max()) if rel.size else 0.0
+    rel = np.where((a == b) | nan, 0.0, np.where(np.isfinite(a) & np.isfinite(b), rel, np.inf))
+    return float(rel.max(initial=0.0))
 
 
 def merge(archived: pd.DataFrame, new: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
