@@ -16,6 +16,9 @@ __all__ = ["ConfigError", "check_config", "config_problems"]
 # Models of the tan paper fit in closed form; every other model draws from a hyperparameter table.
 _TAN_ML_MODELS = ("nb_ml", "chow_liu_ml")
 _TAN_GRID_MAPS = ("settings", "K", "orderings", "draws")
+# Rows of the authors' hyperparameter draws (workflow/published/tan_hparams_set{A,B}.csv); AB is
+# set A then set B (the paper's hybrid Chow-Liu grid).
+_TAN_HPARAM_ROWS = {"A": 500, "B": 100, "AB": 600}
 _MRF_SIMULATIONS = ("tree", "small_grid", "large_grid")
 
 
@@ -73,6 +76,15 @@ def _tan_problems(cfg: Mapping) -> list[str]:
             for needed in ("hparams", "settings"):
                 if needed not in grid:
                     problems.append(f"{key}.{needed} is missing (model {model!r} needs it)")
+            rows = _TAN_HPARAM_ROWS.get(grid.get("hparams"))
+            settings = grid.get("settings")
+            counts = settings.items() if isinstance(settings, Mapping) else [(None, settings)]
+            for name, count in counts:
+                if rows and isinstance(count, int) and count > rows:
+                    where = f"{key}.settings" + ("" if name is None else f".{name}")
+                    problems.append(
+                        f"{where} = {count}, but hparams {grid['hparams']} has only {rows} draws"
+                    )
         for name in _TAN_GRID_MAPS:
             if name in grid:
                 _cover(problems, f"{key}.{name}", grid[name], model_datasets, "dataset")
@@ -122,6 +134,12 @@ def _em_problems(cfg: Mapping) -> list[str]:
 
 def _mrf_problems(cfg: Mapping) -> list[str]:
     problems: list[str] = []
+    if list(cfg["datasets"]) != ["senate"]:
+        # the branch's rules are those of section 5, on the Senate's roll calls
+        problems.append(
+            f"mrf.datasets is {list(cfg['datasets'])}: the paper's one real dataset, the "
+            "Senate's roll calls (section 5), is what the branch's rules fit: it must be [senate]"
+        )
     for simulation in _MRF_SIMULATIONS:
         _nonempty(
             problems,

@@ -29,7 +29,11 @@ from bnstudy.classifiers import (
     train_ml,
 )
 from bnstudy.data.readers import ClassificationSplit
-from bnstudy.studies.tan.experiments import run_tan_experiment, run_tan_experiments
+from bnstudy.studies.tan.experiments import (
+    resolve_structure,
+    run_tan_experiment,
+    run_tan_experiments,
+)
 
 
 def _fit(tan_data: dict, **kwargs):
@@ -289,6 +293,34 @@ def test_bad_specs(tan_data: dict, spec: dict, match: str) -> None:
     fold = tan_data["fold"]
     with pytest.raises(ValueError, match=match):
         run_tan_experiment(spec, fold, tan_data["n_states"], 3, seed=0, n_epochs=1, batch_size=10)
+
+
+@pytest.mark.parametrize(
+    "ordering",
+    [
+        [0.9, 1.2, 2.7, 3, 4, 5],
+        [5, 4, 3, 2, 1, 0.0],
+        [True, False, 2, 3, 4, 5],
+        np.arange(6.0),
+        1.5,
+    ],
+)
+def test_explicit_ordering_must_be_integers(ordering) -> None:
+    """An explicit ordering is a permutation of feature indices: floats (no longer truncated, as
+    [0.9, 1.2, 2.7] to [0, 1, 2]) and booleans are refused, naming the value."""
+    spec = {"model": "tan_all", "ordering": ordering, "lam": 0.0, "lr": 1e-3}
+    with pytest.raises(ValueError, match="ordering") as err:
+        resolve_structure(spec, 6)
+    assert repr(ordering)[:12] in str(err.value)
+
+
+def test_explicit_integer_orderings_are_used_as_given() -> None:
+    order = [5, 3, 1, 0, 2, 4]
+    expected = candidate_parents("all", 6, ordering=np.array(order))
+    for value in (order, tuple(order), np.array(order), [np.int64(v) for v in order]):
+        spec = {"model": "tan_all", "ordering": value, "lam": 0.0, "lr": 1e-3}
+        kind, structure = resolve_structure(spec, 6)
+        assert kind == "candidates" and np.array_equal(structure, expected)
 
 
 def test_bad_data(tan_data: dict) -> None:

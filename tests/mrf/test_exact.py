@@ -251,3 +251,18 @@ def test_enumerated_agreements_errors(grid3):
         ea.tied(np.full(grid3.n_edges, -1))
     with pytest.raises(ValueError, match="untied"):
         ea.tied(np.zeros(grid3.n_edges, dtype=int)).tied(np.zeros(grid3.n_edges, dtype=int))
+
+
+def test_tied_patterns_exact_past_float64_codes():
+    # K_12 with one group per edge: prod(m_k + 1) = 2^66, past float64's exact integers, so the
+    # patterns are merged by sorting the rows; tied this way the model is the untied one
+    g = from_edges(12, list(itertools.combinations(range(12), 2)))
+    ea = EnumeratedAgreements(g)
+    w = np.random.default_rng(0).normal(scale=0.3, size=g.n_edges)
+    tied = ea.tied(np.arange(g.n_edges))
+    np.testing.assert_allclose(tied.marginals(w), ea.marginals(w), rtol=1e-12, atol=1e-14)
+    # two groups on the same graph stay on the mixed-radix codes and agree with the sort
+    labels = np.arange(g.n_edges) % 2
+    v = np.array([0.2, -0.4])
+    per_group = np.bincount(labels, weights=ea.marginals(v[labels]))
+    np.testing.assert_allclose(ea.tied(labels).marginals(v), per_group, rtol=1e-12)

@@ -326,6 +326,33 @@ def test_sampler_argument_errors(kwargs, match):
         gibbs_sba(g, X, rng=np.random.default_rng(0), **kwargs)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"n_proposals": 0}, "n_proposals"),
+        ({"n_phi_steps": 0}, "n_phi_steps"),
+        ({"step_pcd_iter": 0}, "step_pcd_iter"),
+        ({"sigma_q": 0.0}, "sigma_q"),
+        ({"sigma_q": -0.1}, "sigma_q"),
+        ({"particle_sweeps": 0}, "particle_sweeps"),
+        ({"init_sweeps": 0}, "init_sweeps"),
+    ],
+)
+def test_mh_auxvar_argument_errors(kwargs, match):
+    # each of these would run a chain that never moves (or fails deep inside): caught up front
+    with pytest.raises(ValueError, match=match):
+        mh_auxvar(grid(2, 2), np.zeros((3, 4)), rng=np.random.default_rng(0), **kwargs)
+
+
+def test_samplers_reject_bad_settings_and_empty_data():
+    with pytest.raises(ValueError, match="n_slice"):
+        gibbs_exactl(grid(2, 2), np.zeros((3, 4)), rng=np.random.default_rng(0), n_slice=0)
+    for sampler in (dp_gibbs_tree, dp_blocked_gibbs_tree):
+        with pytest.raises(ValueError, match="at least one sample"):
+            tree = binary_tree(2)
+            sampler(tree, np.zeros((0, tree.n_nodes)), rng=np.random.default_rng(0))
+
+
 def test_other_samplers_reject_bad_graphs():
     with pytest.raises(ValueError, match="forest"):
         dp_gibbs_tree(grid(2, 2), np.zeros((3, 4)), rng=np.random.default_rng(0))

@@ -135,6 +135,29 @@ def test_archive_of_the_smoke_run(smoke_run, mirror):
         second = json.loads(after[f"{part}/manifest.json"])
         assert {k for k in first if first[k] != second[k]} <= {"date", "parts"}
 
+    # A file in reports/<paper>/ that this config's DAG does not make (left by another
+    # config's run) is not archived; a run changed by --config is refused before any job runs
+    stray = smoke_run / "reports" / "em" / "tables" / "left_by_another_run.csv"
+    stray.write_text("a,b\n1,2\n")
+    try:
+        part = _run(["archive_em", *ARCHIVE[1:], "--forcerun", "archive_em"], smoke_run, mirror)
+        overridden = _run(
+            ["archive_em", *ARCHIVE[1:], "--forcerun", "archive_em", "--config", "seed=8"],
+            smoke_run,
+            mirror,
+        )
+    finally:
+        stray.unlink()
+    assert part.returncode == 0, part.stdout[-3000:] + part.stderr[-3000:]
+    assert "tables/left_by_another_run.csv" not in _files(root / "em")
+    assert "left_by_another_run.csv" in (smoke_run / "logs/archive/smoke/em.log").read_text()
+    assert overridden.returncode != 0
+    assert "--config (seed)" in overridden.stdout + overridden.stderr
+    assert "archive_em" not in _planned(overridden.stdout + overridden.stderr)
+    again = _run(ARCHIVE, smoke_run, mirror)
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    after = _files(root)
+
     # An edit to one paper's script reruns that paper's part, not the others'; the study's part
     # does not rebuild any paper's results
     script = smoke_run / "workflow" / "scripts" / "make_table_tan.py"
@@ -165,11 +188,16 @@ def test_archive_of_the_smoke_run(smoke_run, mirror):
         path.write_text(saved)
     assert refused.returncode != 0
     assert "tan (ran other code of sample_network)" in refused.stdout + refused.stderr
-    # nothing written; Snakemake removes the failed job's output, so no manifest vouches for it
-    assert _files(root) == {k: v for k, v in after.items() if k != "study/manifest.json"}
+    # nothing written: the study's part, its manifest included, is as it was (the rule's output
+    # is a copy of the manifest in results/, which Snakemake removes in its place)
+    assert _files(root) == after
+    assert not (smoke_run / "results/archive/smoke/study/manifest.json").exists()
     rebuilt = _run(ARCHIVE, smoke_run, mirror)  # the part restored: the study's part builds
     assert rebuilt.returncode == 0, rebuilt.stdout[-3000:] + rebuilt.stderr[-3000:]
     assert set(_files(root)) == set(after)
+    assert (smoke_run / "results/archive/smoke/study/manifest.json").read_bytes() == (
+        root / "study" / "manifest.json"
+    ).read_bytes()
     # A part that records no shared code (archived before parts did) rests on the study part's
     # record: accepted while that is this checkout's, refused once it is not
     study = root / "study" / "manifest.json"

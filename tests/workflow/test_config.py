@@ -207,6 +207,10 @@ CROSS_KEY_CASES = {
         lambda c: c["mrf"]["tree"].update(estimators=[]),
         r"mrf\.tree\.estimators is empty",
     ),
+    "mrf_datasets": (
+        lambda c: c["mrf"].update(datasets=["letter"]),
+        r"mrf\.datasets is \['letter'\]: .* it must be \[senate\]",
+    ),
     "lsbn_burn_in": (
         lambda c: c["lsbn"].update(mcmc_burn_in=100),
         r"lsbn\.mcmc_burn_in \(100\) must be below lsbn\.mcmc_steps \(100\)",

@@ -17,6 +17,10 @@
 # part other than the one committed beside it (tests/test_committed_archive.py). It builds a
 # part that does not exist yet; a part that exists is rebuilt by its own target (first, as above:
 # the study's part reads it as a plain file, so one command naming both does not order them).
+# An archive rule's declared output is a copy of the manifest in results/archive/ (archive_marker),
+# not the committed folder: Snakemake removes a job's outputs before it runs, and a part whose
+# job then failed would be left without its manifest. A part copies only the files the config's
+# DAG makes, and a run changed by --config is refused (archived_config_file).
 # A run's own report rules (its scorecard of the working copy's claims, its provenance table of
 # every report file, its effective config) are not archived. Archive rules run where Snakemake
 # runs (workflow/rules/cluster.smk).
@@ -52,7 +56,7 @@ for _paper in PAPERS:
             claims=table(_paper, "claims")["csv"],
             provenance=getattr(rules, f"archive_provenance_{_paper}").output,
         output:
-            manifest=archive_part(_paper),
+            manifest=archive_marker(_paper),
         log:
             f"logs/archive/{ARCHIVE_NAME}/{_paper}.log",
         conda:
@@ -60,12 +64,15 @@ for _paper in PAPERS:
         threads: 1
         params:
             code=code_version("make_archive.py"),
+            folder=archive_folder(_paper),
             name=ARCHIVE_NAME,
             part=_paper,
-            config_file=config_source(),
+            config_file=archived_config_file,
             # reports/<paper>: the folder of the paper's tables/ (and figures/)
             reports=lambda wildcards, input: str(Path(input.claims).parent.parent),
             include=None,
+            # what this config's DAG makes there (a file left by another config is not copied)
+            made=lambda wildcards, input: sorted(set(input.targets) | {input.claims}),
             extra=lambda wildcards, input: {
                 "provenance.csv": input.provenance[0],
                 "provenance.md": input.provenance[1],
@@ -148,7 +155,7 @@ rule archive:
         scorecard=rules.archive_scorecard.output,
         provenance=rules.archive_provenance_study.output,
     output:
-        manifest=archive_part("study"),
+        manifest=archive_marker("study"),
     log:
         f"logs/archive/{ARCHIVE_NAME}/study.log",
     conda:
@@ -156,13 +163,15 @@ rule archive:
     threads: 1
     params:
         code=code_version("make_archive.py"),
+        folder=archive_folder("study"),
         name=ARCHIVE_NAME,
         part="study",
-        config_file=config_source(),
+        config_file=archived_config_file,
         # reports/, of reports/<folder>/tables/<table>
         reports=lambda wildcards, input: str(Path(input.targets[0]).parents[2]),
         # the foundation tables' folders of reports/ (no paper's, no run's own report)
         include=["data", "networks"],
+        made=lambda wildcards, input: sorted(input.targets),
         extra=lambda wildcards, input: {
             "scorecard.csv": input.scorecard[0],
             "scorecard.md": input.scorecard[1],

@@ -9,6 +9,7 @@ import os
 import re
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from bnstudy.data.registry import DATASETS, NETWORKS, RAW_FILES
@@ -83,6 +84,34 @@ def archive_part(part):
     return f"archive/{ARCHIVE_NAME}/{part}/manifest.json"
 
 
+def archive_folder(part):
+    """One part's folder of this config's archive."""
+    return str(Path(archive_part(part)).parent)
+
+
+def archive_marker(part):
+    """The declared output of an archive part's rule, a copy of the manifest it wrote in the
+    run's results. The part's folder is no declared output, so Snakemake never deletes the
+    committed manifest before the job runs, and a job that fails leaves the folder as it was
+    (make_archive swaps in a new folder only once it is whole)."""
+    return f"{archive_staging(part)}/manifest.json"
+
+
+def archived_config_file(wildcards=None):
+    """The config file an archive part records, as the archive's params: the archive stands for
+    that file's values, so a run changed by ``--config key=value`` is refused when its DAG is
+    built, before any job runs."""
+    # --config key=value only (overwrite_config also holds the config file's values)
+    overrides = workflow.config_settings.config
+    if overrides:
+        raise WorkflowError(
+            f"archive/{ARCHIVE_NAME}/ records the values of {config_source()}, and this run "
+            f"changes them with --config ({', '.join(sorted(overrides))}): write the values "
+            "into a config file and archive from it (--configfile FILE)"
+        )
+    return config_source()
+
+
 def paper_rules(paper):
     """The rules a paper's part times: those of workflow/rules/<paper>.smk."""
     return sorted(
@@ -140,12 +169,12 @@ def part_claims(paper):
 
 def archived_part_input(paper):
     """What the study's scorecard needs of a paper's part: its claims table when the part exists
-    (a plain file: the study's part does not rebuild the paper's results), else the part's
-    manifest, so that Snakemake builds the part first."""
+    (a plain file: the study's part does not rebuild the paper's results), else the output of
+    the part's rule, so that Snakemake builds the part first."""
     return (
         part_claims(paper)
         if Path(archive_part(paper)).is_file()
-        else archive_part(paper)
+        else archive_marker(paper)
     )
 
 
@@ -161,8 +190,7 @@ def archived_part_digests():
 
 def recorded_shared_code():
     """The shared rules' code versions that this config's study part records (None without
-    one): a paper part archived before parts recorded their own shared code rests on them. Read
-    when the DAG is built, before Snakemake removes the study part's manifest to rewrite it.
+    one): a paper part archived before parts recorded their own shared code rests on them.
     """
     path = Path(archive_part("study"))
     if not path.is_file():
@@ -484,9 +512,22 @@ def tan_mi_input(dataset):
 
 
 def tan_hparams(model):
-    """The authors' random hyperparameter draws a model uses (set A or B), or None."""
+    """The authors' random hyperparameter draws a model uses, or None (the ML models).
+
+    Set A or B: its CSV. AB (the paper's hybrid Chow-Liu grid): the list of set A's CSV and set
+    B's, whose rows train_tan concatenates in that order (500 + 100 settings).
+    """
     which = config["tan"]["models"][model].get("hparams")
-    return f"workflow/published/tan_hparams_set{which}.csv" if which else None
+    if not which:
+        return None
+    paths = [f"workflow/published/tan_hparams_set{part}.csv" for part in which]
+    return paths[0] if len(paths) == 1 else paths
+
+
+def tan_split_seed(dataset, fold):
+    """Seed of a fold's training subsample and validation rows: the same for every model and
+    protocol (train_tan), and for the Chow-Liu recovery's subsample of that fold."""
+    return seed_for("tan_split", dataset, fold)
 
 
 def tan_train_inputs(wildcards):
@@ -580,15 +621,6 @@ def lsbn_prepare_settings():
     """The settings ROPART and the Markov blankets read: changing any other one leaves the
     prepare_lsbn jobs as they are."""
     return {k: v for k, v in lsbn_settings().items() if k in LSBN_PREPARE_SETTINGS}
-
-
-def lsbn_ropart_settings():
-    return canonical(
-        {
-            k: config["lsbn"][k]
-            for k in ("weight_functions", "bins", "second_order_threshold")
-        }
-    )
 
 
 def lsbn_ropart_runs():

@@ -1,6 +1,6 @@
 # Paper `lsbn`: LSBN, divide-and-conquer structure learning with model averaging.
 #
-# results/lsbn/ropart/<network>/n=<n>/rep=<rep>/statistics.csv   Tables I-IV: ROPART partitions
+# results/lsbn/ropart/<network>/n=<n>/rep=<rep>/statistics.csv   Tables I-IV: LSBN's ROPART partitions
 # results/lsbn/prepared/<network>/n=<n>/rep=<rep>.npz             ROPART and Markov blankets,
 #   computed once for the five LSBN runs of the dataset
 # results/lsbn/global/<network>/<baseline>/n=<n>/rep=<rep>/         a baseline on all variables
@@ -8,11 +8,13 @@
 #   structure.npz (learned DAG and skeleton), metrics.csv (P/R/F, hit/additional/missing, time)
 
 
-# ROPART on one dataset: thresholds, remaining edges, partition quality and sizes (Alg. 1).
+# ROPART on one dataset as LSBN partitions it (prepare_lsbn's): thresholds, remaining edges,
+# partition quality and sizes (Alg. 1).
 rule summarize_lsbn_ropart:
     input:
         network=network_input,
         samples=network_samples("{network}", "{n}", "{rep}"),
+        prepared="results/lsbn/prepared/{network}/n={n}/rep={rep}.npz",
     output:
         statistics="results/lsbn/ropart/{network}/n={n}/rep={rep}/statistics.csv",
     log:
@@ -26,7 +28,6 @@ rule summarize_lsbn_ropart:
         mem_mb=4000,
     params:
         code=code_version("summarize_lsbn_ropart.py"),
-        settings=lsbn_ropart_settings(),
     message:
         "ROPART statistics of {wildcards.network}, {wildcards.n} samples, replicate {wildcards.rep}"
     script:

@@ -25,7 +25,7 @@ rule effective_config:
         mem_mb=500,
     params:
         code=code_version("write_effective_config.py"),
-        config=config,
+        config=canonical(config),
         source=config_source(),
     message:
         "Writing the effective config (from {params.source})"

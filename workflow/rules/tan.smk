@@ -86,6 +86,8 @@ rule train_tan:
             wildcards.fold,
             wildcards.protocol,
         ),
+        # the training subsample and validation rows: the same for every model and protocol
+        split_seed=lambda wildcards: tan_split_seed(wildcards.dataset, wildcards.fold),
     message:
         "TAN study: {wildcards.model} on {wildcards.dataset}, fold {wildcards.fold} ({wildcards.protocol})"
     script:
@@ -118,6 +120,11 @@ rule recover_chow_liu:
         max_train=config["tan"]["recover_chow_liu"]["max_train_samples"],
         max_folds=config["tan"]["max_folds"],
         seed=lambda wildcards: seed_for("recover_chow_liu", wildcards.dataset),
+        # per fold: train_tan's split seeds, so a subsample keeps the rows train_tan's has
+        split_seeds=lambda wildcards: [
+            tan_split_seed(wildcards.dataset, k)
+            for k in range(config["tan"]["max_folds"])
+        ],
     message:
         "Chow-Liu recovery on {wildcards.dataset}"
     script:

@@ -11,6 +11,7 @@ layout, the size caps and what the manifest holds.
 import json
 import logging
 import os
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from bnstudy.studies.archive import (
     machine_info,
     write_archive,
 )
+from bnstudy.utils import atomic_path
 
 logger = logging.getLogger(__name__)
 
@@ -137,6 +139,8 @@ def check_shared_code(parts, shared_code, recorded):
 def main(
     dest,
     *,
+    marker,
+    made,
     name,
     part,
     config_file,
@@ -154,7 +158,7 @@ def main(
     config = config_digest(config_file)
     if part == "study":
         check_parts(parts, config, shared_code, recorded_shared_code)
-    files, skipped = archive_layout(reports, exclude=_exclude(reports, include))
+    files, skipped = archive_layout(reports, exclude=_exclude(reports, include), made=made)
     files = _with_extra(files, extra)
     times = benchmark_times(benchmarks, rules)
     timed = set(times["rule"])
@@ -187,6 +191,9 @@ def main(
     if part != "study":
         manifest["shared_code"] = dict(sorted(shared_code.items()))
     write_archive(dest, files, manifest)
+    # the rule's output, written last: a job that fails leaves none, and the part as it was
+    with atomic_path(marker) as tmp:
+        shutil.copyfile(Path(dest) / "manifest.json", tmp)
     logger.info(
         "archive %s (%s): %d files, %d left out, %.3f CPU-hours over %d benchmarked jobs",
         dest,
@@ -201,7 +208,9 @@ def main(
 if __name__ == "__main__":
     configure_logging(snakemake.log[0])
     main(
-        Path(snakemake.output.manifest).parent,
+        snakemake.params.folder,
+        marker=snakemake.output.manifest,
+        made=snakemake.params.made,
         name=snakemake.params.name,
         part=snakemake.params.part,
         config_file=snakemake.params.config_file,

@@ -1,5 +1,8 @@
 """Chow-Liu recovery on one dataset (see :mod:`bnstudy.studies.tan.recovery`).
 
+With ``max_train`` set, fold ``k`` trains on the stratified subsample that ``train_tan`` draws for
+that fold (``split_seeds[k]``): the same rows as the study's models when they keep as many.
+
 Output: ``results/tan/recover_chow_liu/<dataset>.csv``, one row per fold, root and learning rate.
 """
 
@@ -34,5 +37,6 @@ if __name__ == "__main__":
         max_train=snakemake.params.max_train,
         max_folds=snakemake.params.max_folds,
         seed=snakemake.params.seed,
+        split_seeds=snakemake.params.split_seeds,
         threads=snakemake.threads,
     )

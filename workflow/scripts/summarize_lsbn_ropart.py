@@ -1,35 +1,40 @@
-"""ROPART on one sampled dataset: thresholds, remaining edges and partition statistics.
+"""ROPART on one sampled dataset, as LSBN partitions it: thresholds, remaining edges, partitions.
 
-Output: ``statistics.csv``, one row per partition (each weight function, then ``second_order``):
-truncation threshold and remaining-edge share (Table I), average shortest path and diameter in
-the true network (Tables II-III) and the community sizes (Table IV).
+Reads the ROPART result of ``prepare_lsbn`` for the dataset, the one every LSBN run of it uses
+(computed on the columns that are not constant in the sample: a constant column carries no
+evidence of any edge and is in no community), so that Tables I-IV describe LSBN's partition.
+Output: ``statistics.csv``, one row per partition (each weight function, then
+``second_order``): truncation threshold and remaining-edge share (Table I; the share of the pairs
+of non-constant columns), average shortest path and diameter in the true network (Tables II-III)
+and the community sizes (Table IV).
 """
 
 import logging
 
+import numpy as np
 import pandas as pd
 
 from bnstudy.data.integrity import load_verified_npz
 from bnstudy.logs import configure_logging
 from bnstudy.networks import load_network
-from bnstudy.structure.ropart import partition_statistics, ropart
+from bnstudy.structure.ropart import partition_statistics
+from bnstudy.studies.lsbn.prepared import load_prepared
 from bnstudy.utils import atomic_path, provenance
 
 logger = logging.getLogger(__name__)
 
 
-def main(network, samples, statistics, *, name, rep, settings):
+def main(network, samples, prepared, statistics, *, name, rep):
     bn = load_network(network)
-    data = load_verified_npz(samples)
-    index = {str(v): i for i, v in enumerate(data["nodes"])}
+    nodes = load_verified_npz(samples)["nodes"]
+    index = {str(v): i for i, v in enumerate(nodes)}
     edges = [(index[u], index[v]) for u, v in bn.edges]
     p = len(index)
-    res = ropart(
-        data["samples"],
-        methods=settings["weight_functions"],
-        bins=settings["bins"],
-        second_order_threshold=settings["second_order_threshold"],
-    )
+    prep = load_prepared(prepared)
+    res, columns = prep.ropart, np.asarray(prep.columns)
+    if columns.size and columns.max() >= p:
+        raise ValueError(f"{prepared}: column {columns.max()} of a dataset of {p} columns")
+    logger.info("%s rep %s: %d of %d columns are not constant", name, rep, columns.size, p)
     partitions = {**res.partitions, "second_order": res.second_order}
     thresholds = {**res.thresholds, "second_order": res.second_order_threshold}
     remaining = {**res.remaining_edges_pct, "second_order": res.second_order_remaining_edges_pct}
@@ -40,7 +45,8 @@ def main(network, samples, statistics, *, name, rep, settings):
             "partition": key,
             "threshold": thresholds[key],
             "remaining_edges_pct": remaining[key],
-            **partition_statistics(communities, edges, p),
+            # communities over the kept columns, as indices of the dataset's columns
+            **partition_statistics([columns[c].tolist() for c in communities], edges, p),
         }
         for key, communities in partitions.items()
     ]
@@ -55,8 +61,8 @@ if __name__ == "__main__":
     main(
         snakemake.input.network,
         snakemake.input.samples,
+        snakemake.input.prepared,
         snakemake.output.statistics,
         name=snakemake.wildcards.network,
         rep=snakemake.wildcards.rep,
-        settings=snakemake.params.settings,
     )

@@ -2,14 +2,16 @@
 
 Protocol ``test`` trains on the full training split and records the test error; ``validation``
 trains on a stratified part of it and records the error on the held-out rest (for honest model
-selection). Output: ``results/tan/<dataset>/<model>/fold=<k>/<protocol>.csv``, one row per setting.
+selection). The training subsample (``max_train_samples``) and the validation rows depend on the
+dataset and fold only (``split_seed``), not on the model or protocol. Output:
+``results/tan/<dataset>/<model>/fold=<k>/<protocol>.csv``, one row per setting, with the device
+it trained on (``cuda`` or ``cpu``: a learned structure's runs differ between the two).
 """
 
 import json
 import logging
 import os
 
-import numpy as np
 import pandas as pd
 import torch
 
@@ -20,9 +22,9 @@ from bnstudy.studies.tan.experiments import run_tan_experiments
 from bnstudy.studies.tan.protocol import (
     expand_grid,
     load_mi_graphs,
+    read_hparams,
     spec_id,
-    subsample_training,
-    validation_split,
+    training_split,
 )
 from bnstudy.utils import atomic_path, derive_seed, provenance
 
@@ -46,22 +48,39 @@ def training_device() -> str:
     return "cuda"
 
 
-def main(inp, dest, *, dataset, model, fold, protocol, grid, hparams, settings, seed, threads):
+def main(
+    inp,
+    dest,
+    *,
+    dataset,
+    model,
+    fold,
+    protocol,
+    grid,
+    hparams,
+    settings,
+    seed,
+    split_seed,
+    threads,
+):
+    """``hparams``: the path of the model's hyperparameter table, a list of paths to concatenate
+    in order (``AB``), or None; ``split_seed``: the dataset and fold's (rows subsampled and held
+    out); ``seed``: the job's (each setting's training seed derives from it)."""
     torch.set_num_threads(threads)
     retain_freed_memory()  # steps reuse their temporaries' pages; changes no result
     ds = load_prepared(inp["dataset"])
-    split, n_states = ds.folds[fold], ds.n_states[fold]
-    if settings["max_train_samples"]:
-        split = subsample_training(
-            split, settings["max_train_samples"], np.random.default_rng([seed, 1])
-        )
-    if protocol == "validation":
-        split = validation_split(
-            split, settings["validation_fraction"], np.random.default_rng(seed)
-        )
+    split = training_split(
+        ds.folds[fold],
+        protocol=protocol,
+        max_train_samples=settings["max_train_samples"],
+        validation_fraction=settings["validation_fraction"],
+        seed=split_seed,
+    )
+    n_states = ds.n_states[fold]
     mi = load_mi_graphs(inp["mi"])[fold] if "mi" in inp.keys() else None
-    table = pd.read_csv(hparams) if hparams else None
+    table = read_hparams(hparams) if hparams else None
     specs = expand_grid(model, grid, table, settings["learning_rates"])
+    device = training_device()
     results = run_tan_experiments(
         specs,
         split,
@@ -70,7 +89,7 @@ def main(inp, dest, *, dataset, model, fold, protocol, grid, hparams, settings, 
         mi_graph=mi,
         image_shape=ds.image_shape,
         seed=[derive_seed(seed, spec_id(s)) for s in specs],
-        device=training_device(),
+        device=device,
         n_epochs=settings["epochs"],
         batch_size=settings["batch_size"],
     )
@@ -85,6 +104,7 @@ def main(inp, dest, *, dataset, model, fold, protocol, grid, hparams, settings, 
             "seconds": res["seconds"],
             "epochs": res["epochs"],
             "parents": json.dumps(list(map(int, res["parents"]))),
+            "device": device,
         }
         for spec, res in zip(specs, results, strict=True)
     ]
@@ -115,5 +135,6 @@ if __name__ == "__main__":
         hparams=snakemake.params.hparams,
         settings=snakemake.params.settings,
         seed=snakemake.params.seed,
+        split_seed=snakemake.params.split_seed,
         threads=snakemake.threads,
     )

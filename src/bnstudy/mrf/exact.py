@@ -96,11 +96,16 @@ def enumerate_agreements(graph: PairwiseGraph) -> np.ndarray:
     return np.concatenate([a for _, a in _agreement_chunks(graph)], axis=0)
 
 
+_EXACT_CODE_BITS = 52  # a mixed-radix code below 2^53 (float64's integers) is exact
+
+
 def _patterns_per_group(A: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct per-group agreement patterns of the rows of ``A``, with their multiplicities.
 
     Row ``x`` of ``A`` (one column per edge) becomes ``a_k(x)`` = agreeing edges of group ``k``;
     rows are coded in mixed radix (base ``m_k + 1``) so that equal patterns are found by one sort.
+    When the codes would not be exact in float64 (``prod(m_k + 1) > 2^53``), the patterns are
+    merged by a sort of the rows instead.
     """
     groups = np.asarray(groups)
     if groups.shape != (A.shape[1],) or not np.issubdtype(groups.dtype, np.integer):
@@ -108,6 +113,11 @@ def _patterns_per_group(A: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, 
     if groups.min() < 0:
         raise ValueError(f"group labels must be >= 0, got {int(groups.min())}")
     radix = np.bincount(groups).astype(np.int64) + 1
+    if np.log2(radix).sum() > _EXACT_CODE_BITS:
+        onehot = np.zeros((A.shape[1], radix.size))
+        onehot[np.arange(A.shape[1]), groups] = 1.0
+        patterns, mult = np.unique(A @ onehot, axis=0, return_counts=True)
+        return patterns, mult
     stride = np.cumprod(np.r_[1, radix[:-1]])
     code = np.einsum("ij,j->i", A, stride[groups].astype(np.float64)).astype(np.int64)
     code, mult = np.unique(code, return_counts=True)

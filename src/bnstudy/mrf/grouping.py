@@ -419,6 +419,8 @@ class _ChainStart:
         PCD (:func:`_grouping_blind_mle`); the K-means start draws from ``rng`` after it.
         """
         X = check_samples(X, graph.n_nodes)
+        if X.shape[0] == 0:
+            raise ValueError("the DP samplers need at least one sample, got none")
         S = agreement_counts(graph, X).astype(np.float64)
         if closed_form:
             # tree_mle(graph, X) from the counts at hand: S / n clipped to [1e-4, 1 - 1e-4]
@@ -687,6 +689,7 @@ def dp_blocked_gibbs_tree(
         phi[r, : st.phi.size] = st.phi
     init_time = (time.perf_counter() - t_start) / R
     rows = np.arange(R)[:, None]
+    row_index, edge_index = np.broadcast_to(rows, (R, E)), np.broadcast_to(np.arange(E), (R, E))
     offsets = (np.arange(R) * K)[:, None]
     kept = T - int(burn_in)
     s_col = s_grid[None, :, None]
@@ -735,8 +738,9 @@ def dp_blocked_gibbs_tree(
         if t >= int(burn_in):
             theta_sum += theta_t
         # canonical labels: slots ranked by their first edge
+        # (minimum.at: numpy leaves the order of repeated assignments to one index unspecified)
         first = np.full((R, K), E, dtype=np.int64)
-        first[rows, c[:, ::-1]] = np.arange(E - 1, -1, -1)[None, :]
+        np.minimum.at(first, (row_index, c), edge_index)
         rank = np.argsort(np.argsort(first, axis=1, kind="stable"), axis=1)
         groupings[:, t] = rank[rows, c]
         n_groups[:, t] = (m > 0).sum(axis=1)
@@ -841,6 +845,8 @@ def gibbs_exactl(
     _check_run(n_steps, burn_in, alpha0)
     if int(n_aux) < 1:
         raise ValueError(f"n_aux must be >= 1, got {n_aux}")
+    if int(n_slice) < 1:
+        raise ValueError(f"n_slice must be >= 1, got {n_slice}")
     A = enumerate_agreements(graph)  # raises ValueError on graphs too large to enumerate
     AT = np.ascontiguousarray(A.T)  # rows = edges, for per-edge dot products
     start = _ChainStart.prepare(graph, X, rng=rng, alpha0=alpha0, mle=mle, pcd_params=pcd_params)
@@ -1037,6 +1043,18 @@ def mh_auxvar(
         raise ValueError(f"auxiliary must be 'moller' or 'exchange', got {auxiliary!r}")
     if particles not in ("gibbs", "exact"):
         raise ValueError(f"particles must be 'gibbs' or 'exact', got {particles!r}")
+    counts = {
+        "n_proposals": n_proposals,
+        "n_phi_steps": n_phi_steps,
+        "step_pcd_iter": step_pcd_iter,
+    }
+    if particles == "gibbs":
+        counts |= {"particle_sweeps": particle_sweeps, "init_sweeps": init_sweeps}
+    for name, value in counts.items():
+        if int(value) < 1:
+            raise ValueError(f"{name} must be >= 1, got {value}")
+    if not sigma_q > 0:
+        raise ValueError(f"sigma_q must be positive, got {sigma_q}")
     exchange = auxiliary == "exchange"
     # exact: enumerate before the (costly) MLE, so that a graph too large fails at once
     enum = EnumeratedAgreements(graph) if particles == "exact" else None

@@ -99,7 +99,23 @@ def _ordering(spec: Mapping, n_features: int, mi_graph: np.ndarray | None) -> np
         if not 0 <= int(value) < len(orderings):
             raise ValueError(f"ordering index {value!r} out of range 0..{len(orderings) - 1}")
         return orderings[int(value)]
-    return np.asarray(value, dtype=np.int64)
+    # an explicit permutation: integers only (a cast would truncate 1.2 to 1, and make True 1)
+    items = value.tolist() if isinstance(value, np.ndarray) else value
+    try:
+        items = list(items)
+    except TypeError:
+        raise ValueError(
+            f"ordering must be an index 0..4, a permutation or 'chow_liu', got {value!r}"
+        ) from None
+    bad = [
+        v for v in items if isinstance(v, bool | np.bool_) or not isinstance(v, int | np.integer)
+    ]
+    if bad:
+        raise ValueError(
+            f"ordering {value!r} has non-integer value(s) {bad!r}: an explicit ordering is a "
+            "permutation of the feature indices"
+        )
+    return np.asarray(items, dtype=np.int64)
 
 
 def _check_mi(mi_graph: np.ndarray | None, n_features: int) -> np.ndarray:

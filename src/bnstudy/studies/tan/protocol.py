@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import os
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -27,15 +28,20 @@ from bnstudy.data.readers import ClassificationSplit
 
 __all__ = [
     "GRID_KEYS",
+    "HPARAM_COLUMNS",
+    "PROTOCOLS",
+    "SET_B_ETA",
     "TABLE1_MODELS",
     "compare_mi_graphs",
     "expand_grid",
     "load_mi_graphs",
+    "read_hparams",
     "save_mi_graphs",
     "select_settings",
     "spec_id",
     "subsample_training",
     "table1",
+    "training_split",
     "validation_split",
 ]
 
@@ -56,6 +62,15 @@ TABLE1_MODELS = {
 
 #: Grid keys of a model block in the config, and the spec key each becomes.
 GRID_KEYS = {"K": "K", "orderings": "ordering", "draws": "draw", "roots": "root"}
+
+#: Selection protocols of a ``train_tan`` job (see :func:`training_split`).
+PROTOCOLS = ("test", "validation")
+
+#: Columns of a hyperparameter table (the authors' random draws, targets.md A.3).
+HPARAM_COLUMNS = ("random_param_idx", "lambda_tradeoff", "gamma_margin", "eta")
+
+#: The fixed soft-max sharpness of the authors' set B (targets.md A.3: eta = 10).
+SET_B_ETA = 10.0
 
 
 def spec_id(spec: Mapping) -> str:
@@ -116,6 +131,69 @@ def expand_grid(
             {"model": model, **setting, "lr": float(lr), **dict(zip(names, values, strict=True))}
         )
     return specs
+
+
+def read_hparams(
+    paths: str | os.PathLike | Sequence[str | os.PathLike] | None,
+) -> pd.DataFrame | None:
+    """The authors' hyperparameter draws: one CSV, or several concatenated in the given order.
+
+    Several paths make a union grid, such as ``AB`` (set A's 500 rows, then set B's 100: the
+    paper's hybrid Chow-Liu grid, whose setting index 0-499 is set A and 500-599 set B). A table
+    without an ``eta`` column gets :data:`SET_B_ETA` (set B fixes eta = 10), so every part has the
+    columns :data:`HPARAM_COLUMNS`; ``random_param_idx`` stays each part's own index, the rows of
+    the result are numbered from 0. None (the closed-form ML models) gives None.
+
+    Raises
+    ------
+    ValueError
+        No path, or a table that lacks a column other than ``eta``.
+    """
+    if paths is None:
+        return None
+    paths = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    if not paths:
+        raise ValueError("no hyperparameter table given")
+    parts = []
+    for path in paths:
+        part = pd.read_csv(path)
+        if "eta" not in part.columns:
+            part = part.assign(eta=SET_B_ETA)
+        missing = [c for c in HPARAM_COLUMNS if c not in part.columns]
+        if missing:
+            raise ValueError(f"hyperparameter table {os.fspath(path)!r} lacks column(s) {missing}")
+        parts.append(part[list(HPARAM_COLUMNS)])
+    return pd.concat(parts, ignore_index=True)
+
+
+def training_split(
+    split: ClassificationSplit,
+    *,
+    protocol: str,
+    max_train_samples: int | None,
+    validation_fraction: float | None = None,
+    seed: int,
+) -> ClassificationSplit:
+    """The split one ``train_tan`` job trains and evaluates on.
+
+    Protocol ``test`` trains on the training rows (a stratified subsample of ``max_train_samples``
+    of them when set) and evaluates on the test rows; ``validation`` holds a stratified
+    ``validation_fraction`` of those training rows out and evaluates on it (the fraction is
+    needed by that protocol only).
+
+    ``seed`` is the split seed of the dataset and fold: the subsample draws from
+    ``default_rng([seed, 0])`` and the validation rows from ``default_rng([seed, 1])``, so every
+    model and both protocols of a fold see the same rows (the validation protocol's training and
+    validation rows together are the test protocol's training rows). The models' own training
+    seeds are separate.
+    """
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}; expected one of {', '.join(PROTOCOLS)}")
+    if max_train_samples:
+        split = subsample_training(split, max_train_samples, np.random.default_rng([seed, 0]))
+    if protocol == "validation":
+        split = validation_split(split, validation_fraction, np.random.default_rng([seed, 1]))
+    return split
 
 
 def validation_split(

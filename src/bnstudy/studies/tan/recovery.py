@@ -35,7 +35,7 @@ from bnstudy.classifiers.structures import (
 from bnstudy.data.prepared import PreparedDataset
 from bnstudy.data.readers import ClassificationSplit
 from bnstudy.studies.tan.experiments import run_tan_experiments
-from bnstudy.studies.tan.protocol import spec_id, subsample_training
+from bnstudy.studies.tan.protocol import spec_id, training_split
 from bnstudy.utils import derive_seed
 
 __all__ = [
@@ -152,6 +152,7 @@ def recover_chow_liu(
     max_train: int | None,
     max_folds: int,
     seed: int,
+    split_seeds: Sequence[int] = (),
 ) -> list[dict]:
     """Run the recovery experiment on the first ``max_folds`` folds of a dataset.
 
@@ -170,19 +171,30 @@ def recover_chow_liu(
         Training rows kept per fold (stratified subsample; falsy: all).
     max_folds : int
     seed : int
-        Base seed: the subsample of fold ``k`` uses ``[seed, 1, k]``, the run of each spec
-        ``derive_seed(seed, k, spec_id(spec))``.
+        Base seed: the run of each spec of fold ``k`` uses ``derive_seed(seed, k, spec_id(spec))``.
+    split_seeds : sequence of int
+        With ``max_train``, the split seed of each fold (one per fold run): fold ``k`` keeps the
+        rows :func:`bnstudy.studies.tan.protocol.training_split` keeps with ``split_seeds[k]``,
+        those of the study's models on that fold (``train_tan``) when they keep as many.
 
     Returns
     -------
     list of dict
         One row per fold, root and learning rate, in that order.
     """
+    n_folds = min(max_folds, len(ds.folds))
+    if max_train and len(split_seeds) < n_folds:
+        raise ValueError(
+            f"max_train = {max_train} needs a split seed for each of {n_folds} folds, got "
+            f"{len(split_seeds)}"
+        )
     rows = []
-    for k in range(min(max_folds, len(ds.folds))):
+    for k in range(n_folds):
         fold, n_states, keep = drop_constant_features(ds.folds[k], ds.n_states[k])
-        if max_train:
-            fold = subsample_training(fold, max_train, np.random.default_rng([seed, 1, k]))
+        if max_train:  # the rows depend on the labels and the seed only, not on the columns
+            fold = training_split(
+                fold, protocol="test", max_train_samples=max_train, seed=split_seeds[k]
+            )
         D = keep.size
         # the maximum-likelihood TAN of these rows is the Chow-Liu tree of their CMI
         mi = conditional_mutual_information(fold.x_train, fold.y_train, n_states, ds.n_classes)
