@@ -59,19 +59,6 @@ def test_layout_of_a_paper_part_and_of_the_study_part(reports):
     assert list(files) == ["scorecard.csv", "scorecard.md"]
 
 
-def test_only_the_files_the_dag_makes_are_copied(reports, monkeypatch, caplog):
-    # paths as the workflow names them (relative to the run's folder) or absolute
-    monkeypatch.chdir(reports.parent)
-    made = ["reports/tan/tables/claims.csv", reports / "tan/tables/table1.csv"]
-    with caplog.at_level("WARNING", logger="bnstudy.studies.archive"):
-        files, skipped = archive_layout(reports / "tan", made=made)
-    assert list(files) == ["tables/claims.csv", "tables/table1.csv"]
-    assert skipped == {}  # another run's leftovers are not this run's to record
-    assert "tables/claims.md, tables/table1.md" in caplog.text
-    with pytest.raises(ValueError, match="no CSV table"):
-        archive_layout(reports / "tan", made=["reports/tan/tables/claims.md"])
-
-
 def test_large_report_html_is_skipped_small_one_kept(reports):
     (reports / "report.html").write_text("x" * 100)
     files, skipped = archive_layout(reports, html_cap=50)

@@ -84,3 +84,18 @@ def test_a_rule_timed_by_two_parts_is_an_error(make_archive, tmp_path):
     parts = {"tan": _part(tmp_path, "tan", per_rule=_times("fetch_raw_file").to_dict("records"))}
     with pytest.raises(ValueError, match=r"rules \['fetch_raw_file'\] .* another part too"):
         make_archive.with_parts(_times("fetch_raw_file"), {}, parts)
+
+
+def test_only_the_files_the_dag_makes_are_archived(make_archive, tmp_path, monkeypatch, caplog):
+    # paths as the workflow names them (relative to the run's folder) or absolute
+    monkeypatch.chdir(tmp_path)
+    tables = tmp_path / "reports" / "tan" / "tables"
+    tables.mkdir(parents=True)
+    for name in ("claims.csv", "table1.csv", "mnist_mi_agreement.csv"):
+        (tables / name).write_text("a\n1\n")
+    files = {f"tables/{p.name}": p for p in sorted(tables.iterdir())}
+    made = ["reports/tan/tables/claims.csv", tables / "table1.csv"]
+    with caplog.at_level("WARNING"):
+        kept = make_archive.made_only(files, made)
+    assert list(kept) == ["tables/claims.csv", "tables/table1.csv"]
+    assert "left out: tables/mnist_mi_agreement.csv" in caplog.text

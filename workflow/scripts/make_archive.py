@@ -53,6 +53,24 @@ def _exclude(reports, include):
     return sorted(p.name for p in Path(reports).iterdir() if p.name not in set(include))
 
 
+def made_only(files, made):
+    """``files`` (archive path -> source) without those this run's DAG does not make.
+
+    A file that another config's run left in the reports folder is not this run's result: it is
+    left out, and named in the log (not in the manifest: a run of the same DAG elsewhere would
+    not have it). ``made``: the DAG's files, as the workflow names them.
+    """
+    ours = {Path(p).resolve() for p in made}
+    strays = sorted(rel for rel, src in files.items() if Path(src).resolve() not in ours)
+    if strays:
+        logger.warning(
+            "archive: %d files are not made by this run's DAG, left out: %s",
+            len(strays),
+            ", ".join(strays),
+        )
+    return {rel: src for rel, src in files.items() if rel not in strays}
+
+
 def _with_extra(files, extra):
     """``files`` (archive path -> source) with the rule's own files added, sorted by path."""
     clash = sorted(set(files) & set(extra))
@@ -158,7 +176,8 @@ def main(
     config = config_digest(config_file)
     if part == "study":
         check_parts(parts, config, shared_code, recorded_shared_code)
-    files, skipped = archive_layout(reports, exclude=_exclude(reports, include), made=made)
+    files, skipped = archive_layout(reports, exclude=_exclude(reports, include))
+    files = made_only(files, made)
     files = _with_extra(files, extra)
     times = benchmark_times(benchmarks, rules)
     timed = set(times["rule"])

@@ -28,7 +28,6 @@ import gzip
 import hashlib
 import io
 import json
-import logging
 import os
 import shutil
 import subprocess
@@ -52,8 +51,6 @@ __all__ = [
     "render_markdown",
     "write_archive",
 ]
-
-logger = logging.getLogger(__name__)
 
 #: File types copied from ``reports/`` (PDFs, HTML other than report.html and the rest are not).
 ARCHIVED_SUFFIXES = (".csv", ".md", ".png")
@@ -133,7 +130,6 @@ def archive_layout(
     reports: str | os.PathLike,
     *,
     exclude: Sequence[str] = (),
-    made: Collection[str | os.PathLike] | None = None,
     file_cap: int = FILE_CAP,
     total_cap: int = TOTAL_CAP,
     html_cap: int = HTML_CAP,
@@ -148,12 +144,6 @@ def archive_layout(
     exclude : sequence of str
         Top-level entries of ``reports`` left out (the study's part leaves out the papers'
         folders, which have parts of their own).
-    made : collection of path, optional
-        The files of ``reports`` that this run's DAG makes (paths as the workflow names them,
-        relative to the working directory or absolute). When given, only they are copied: a
-        file another config's run left in the folder is not this run's result. The others are
-        named in a warning of the log, not in the manifest (another run of the same DAG
-        would not have them).
     file_cap, total_cap, html_cap : int
         Size limits in bytes: one file, all files, and ``report.html`` (skipped when larger).
 
@@ -177,14 +167,9 @@ def archive_layout(
         raise ValueError(f"archive: reports folder {root} does not exist; run the workflow first")
     files: dict[str, Path] = {}
     skipped: dict[str, str] = {}
-    ours = None if made is None else {Path(p).resolve() for p in made}
-    strays: list[str] = []
     for src in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = src.relative_to(root).as_posix()
         if rel.split("/")[0] in exclude:
-            continue
-        if ours is not None and src.resolve() not in ours:
-            strays.append(rel)
             continue
         if rel == "report.html":
             size = src.stat().st_size
@@ -194,13 +179,6 @@ def archive_layout(
             files[rel] = src
         elif src.suffix in ARCHIVED_SUFFIXES:
             files[rel] = src
-    if strays:
-        logger.warning(
-            "archive: %d files of %s are not made by this run's DAG, left out: %s",
-            len(strays),
-            root,
-            ", ".join(strays),
-        )
     if not any(k.endswith(".csv") for k in files):
         raise ValueError(f"archive: no CSV table under {root}; run the workflow first")
     total = 0
