@@ -78,7 +78,7 @@ def main(
     )
     n_states = ds.n_states[fold]
     mi = load_mi_graphs(inp["mi"])[fold] if "mi" in inp.keys() else None
-    table = read_hparams(hparams) if hparams else None
+    table = read_hparams(hparams)  # None for the closed-form models
     specs = expand_grid(model, grid, table, settings["learning_rates"])
     device = training_device()
     results = run_tan_experiments(
