@@ -441,5 +441,12 @@ def test_bad_cpts_and_weights(asia):
     cpts["dysp"] = np.ones((2, 2))
     with pytest.raises(ValueError, match="'dysp' has shape"):
         jt.expected_counts(ev, cpts)
+    # an entry that is no probability is named, not taken for "probability 0" or a count < 0
+    for bad in (np.nan, -0.25, np.inf):
+        cpts["dysp"] = asia.cpts["dysp"].copy()
+        cpts["dysp"].flat[3] = bad
+        for method in (jt.expected_counts, jt.log_likelihood):
+            with pytest.raises(ValueError, match=rf"'dysp' has the entry {bad}: .* >= 0"):
+                method(ev, cpts)
     with pytest.raises(ValueError, match="weights"):
         jt.expected_counts(ev, weights=np.ones(3))

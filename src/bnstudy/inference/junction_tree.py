@@ -635,9 +635,20 @@ class JunctionTree:
                 shape, want = np.shape(cpts[x]), self.bn.cpts[x].shape
                 if shape != want:
                     raise ValueError(f"CPT of node {x!r} has shape {shape}, expected {want}")
-        return np.concatenate(
+        flat = np.concatenate(
             [np.asarray(cpts[x], dtype=np.float64).reshape(-1) for x in self.bn.nodes]
         )
+        if not ((flat >= 0) & (flat < np.inf)).all():  # NaN fails both: not "probability 0"
+            for x in self.bn.nodes:
+                entries = np.asarray(cpts[x], dtype=np.float64).reshape(-1)
+                wrong = ~((entries >= 0) & (entries < np.inf))
+                if wrong.any():
+                    bad = entries[wrong][0]
+                    raise ValueError(
+                        f"CPT of node {x!r} has the entry {bad}: probabilities must be finite "
+                        "and >= 0"
+                    )
+        return flat
 
     def _evidence(self, evidence: np.ndarray) -> _EvidenceCache:
         """Validate ``evidence`` and return its (cached) distinct rows and CPT indices."""
